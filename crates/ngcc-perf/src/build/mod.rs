@@ -1,0 +1,1 @@
+//! Compiler invocation, flag sets, content-hash cache, ELF sizes.

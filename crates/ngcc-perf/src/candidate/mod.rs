@@ -1,0 +1,3 @@
+//! Candidate manifests (`candidate.toml`) and importers.
+
+pub mod import;

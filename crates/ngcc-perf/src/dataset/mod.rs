@@ -1,0 +1,5 @@
+//! The dataset: JSON schema (the only place with JSON field names), publish and validate.
+
+pub mod publish;
+pub mod schema;
+pub mod validate;

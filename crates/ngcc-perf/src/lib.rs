@@ -1,0 +1,20 @@
+//! ngcc-perf: build, KAT-check, measure, profile and report PQC submissions.
+//!
+//! Data flows through a run directory, one phase at a time (see ARCHITECTURE.md).
+//! Candidate code only ever runs in child processes (`child`), never in the orchestrator.
+
+pub mod build;
+pub mod campaign;
+pub mod candidate;
+pub mod child;
+pub mod cli;
+pub mod csrc;
+pub mod dataset;
+pub mod demo;
+pub mod iccs;
+pub mod kat;
+pub mod measure;
+pub mod profile;
+pub mod report;
+pub mod samples;
+pub mod util;

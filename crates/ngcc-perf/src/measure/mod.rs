@@ -1,0 +1,4 @@
+//! Counters, planning, statistics, host checks.
+
+pub mod bench;
+pub mod host;

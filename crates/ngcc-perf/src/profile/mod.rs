@@ -1,0 +1,1 @@
+//! Relink with wrappers, read helper counters, compute shares.
