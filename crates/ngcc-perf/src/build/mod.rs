@@ -1,1 +1,180 @@
-//! Compiler invocation, flag sets, content-hash cache, ELF sizes.
+//! Phase `build`: every selected instance → `RUN/lib/<cand>/lib<label>.so`, cached by content.
+
+pub mod compiler;
+pub mod elf;
+pub mod flags;
+pub mod instance;
+pub mod sources;
+
+use crate::campaign::rundir::{BuildState, RunDir};
+use crate::candidate::{Candidate, Instance};
+use crate::dataset::schema::{BuildEntry, SourceFile};
+use crate::util::sha256_file;
+use anyhow::Result;
+use flags::FlagSet;
+use instance::Paths;
+use std::path::Path;
+
+/// KAT status of an instance that was built but not yet KAT-tested.
+pub const KAT_PENDING: &str = "PENDING";
+pub const BUILDFAIL: &str = "BUILDFAIL";
+
+/// Builds one instance with `flag_set` unless the same inputs already produced the library
+/// on disk. Returns the new entry (the previous one when cached) and whether work was done.
+pub fn build_instance(
+    run: &RunDir,
+    cand: &Candidate,
+    inst: &Instance,
+    flag_set: FlagSet,
+    previous: Option<&BuildEntry>,
+) -> Result<(BuildEntry, bool)> {
+    let paths = Paths::new(&run.root, &cand.id, &inst.label);
+    let mut entry = BuildEntry {
+        candidate: cand.id.clone(),
+        label: inst.label.clone(),
+        instance: inst.label.clone(),
+        variant: "reference".into(),
+        flags: flag_set.name().into(),
+        kat: BUILDFAIL.into(),
+        compiler: Some(compiler::version_line()),
+        build_log: Some(run.rel(&paths.log)),
+        kind: Some(cand.kind.as_str().into()),
+        api: Some(format!("{:?}", cand.api).to_lowercase()),
+        ..BuildEntry::default()
+    };
+    let plan = match instance::plan(cand, inst, flag_set, &paths) {
+        Ok(p) => p,
+        Err(e) => {
+            entry.build_status = Some("failed".into());
+            entry.build_error = Some(format!("{e:#}"));
+            return Ok((entry, true));
+        }
+    };
+    if let Some(prev) = previous
+        && prev.cache_key.as_deref() == Some(plan.cache_key.as_str())
+        && prev.flags == flag_set.name()
+        && prev.build_status.as_deref() == Some("built")
+        && paths.library.is_file()
+        && prev.library_sha256.as_deref() == sha256_file(&paths.library).ok().as_deref()
+    {
+        return Ok((prev.clone(), false));
+    }
+    entry.cache_key = Some(plan.cache_key.clone());
+    entry.build_flags = Some(plan.flag_string());
+    entry.sources = plan
+        .sources
+        .iter()
+        .filter(|p| p.is_file())
+        .map(|p| {
+            Ok(SourceFile {
+                path: portable(cand, run, p),
+                sha256: sha256_file(p)?,
+            })
+        })
+        .collect::<Result<_>>()?;
+    let _ = std::fs::remove_file(&paths.log);
+    let built = instance::compile_and_link(&plan, &paths)?;
+    // Generated sources exist only now; list them too.
+    entry.sources = plan
+        .sources
+        .iter()
+        .filter(|p| p.is_file())
+        .map(|p| {
+            Ok(SourceFile {
+                path: portable(cand, run, p),
+                sha256: sha256_file(p)?,
+            })
+        })
+        .collect::<Result<_>>()?;
+    if built.ok {
+        entry.build_status = Some("built".into());
+        entry.kat = KAT_PENDING.into();
+        entry.library = Some(run.rel(&paths.library));
+        entry.library_sha256 = Some(sha256_file(&paths.library)?);
+        entry.elf_load_bytes = elf::load_bytes(&paths.library).ok();
+    } else {
+        entry.build_status = Some("failed".into());
+        entry.build_error = built.error;
+        let _ = std::fs::remove_file(&paths.library);
+    }
+    Ok((entry, true))
+}
+
+/// Builds with the guide flags, falling back to the harness defaults when that fails.
+/// An instance that already fell back keeps its harness-default build while the guide
+/// inputs are unchanged (no pointless retry on every run).
+pub fn build_with_fallback(
+    run: &RunDir,
+    state: &BuildState,
+    cand: &Candidate,
+    inst: &Instance,
+) -> Result<(BuildEntry, bool)> {
+    let key = format!("{}/{}", cand.id, inst.label);
+    let previous = state.get(&key);
+    if let Some(prev) = previous
+        .as_ref()
+        .filter(|p| p.flags == FlagSet::HarnessDefault.name())
+    {
+        let paths = Paths::new(&run.root, &cand.id, &inst.label);
+        let guide_key = instance::plan(cand, inst, FlagSet::Guide, &paths)
+            .ok()
+            .map(|p| p.cache_key);
+        if guide_key.is_some() && prev.guide_cache_key == guide_key {
+            let (entry, worked) =
+                build_instance(run, cand, inst, FlagSet::HarnessDefault, Some(prev))?;
+            let entry = if worked {
+                keep_guide(entry, prev)
+            } else {
+                entry
+            };
+            return Ok((entry, worked));
+        }
+    }
+    let (entry, worked) = build_instance(run, cand, inst, FlagSet::Guide, previous.as_ref())?;
+    if entry.build_status.as_deref() == Some("built") {
+        return Ok((entry, worked));
+    }
+    fallback(run, cand, inst, &entry, BUILDFAIL)
+}
+
+/// Rebuilds with the harness defaults after the guide attempt ended in `guide_result`.
+pub fn fallback(
+    run: &RunDir,
+    cand: &Candidate,
+    inst: &Instance,
+    guide: &BuildEntry,
+    guide_result: &str,
+) -> Result<(BuildEntry, bool)> {
+    let (mut entry, _) = build_instance(run, cand, inst, FlagSet::HarnessDefault, None)?;
+    entry.guide_result = Some(guide_result.to_string());
+    entry.guide_cache_key = guide.cache_key.clone();
+    if entry.build_error.is_none()
+        && guide.build_error.is_some()
+        && entry.build_status.as_deref() != Some("built")
+    {
+        entry.build_error = guide.build_error.clone();
+    }
+    Ok((entry, true))
+}
+
+fn keep_guide(mut entry: BuildEntry, prev: &BuildEntry) -> BuildEntry {
+    entry.guide_result = prev.guide_result.clone();
+    entry.guide_cache_key = prev.guide_cache_key.clone();
+    entry
+}
+
+/// Source paths as recorded: `${PQCLEAN}/…`, relative to the run or candidate, never $HOME.
+fn portable(cand: &Candidate, run: &RunDir, path: &Path) -> String {
+    if let Ok(pq) = crate::samples::pqclean_dir()
+        && let Ok(rest) = path.strip_prefix(&pq)
+    {
+        return format!("${{PQCLEAN}}/{}", rest.display());
+    }
+    if let Ok(rest) = path.strip_prefix(&run.root) {
+        return rest.display().to_string();
+    }
+    if let Ok(rest) = path.strip_prefix(&cand.root) {
+        return format!("{}/{}", cand.id, rest.display());
+    }
+    path.display().to_string()
+}

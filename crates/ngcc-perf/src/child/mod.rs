@@ -1,6 +1,19 @@
 //! Code that runs inside the sandboxed child process (the same binary, `__child`).
+//! The child limits itself, loads one library, does one job, and writes its JSON result to
+//! fd 3. Candidate code may crash or hang; the orchestrator classifies that from outside.
 
+pub mod guard;
+pub mod kat_nist;
+pub mod library;
+pub mod limits;
+pub mod protocol;
+pub mod rng;
+
+use anyhow::{Context, Result};
 use clap::Args;
+use protocol::{KatOutput, Request};
+use std::io::Write;
+use std::os::fd::FromRawFd;
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
@@ -9,6 +22,44 @@ pub struct ChildArgs {
     pub request: std::path::PathBuf,
 }
 
-pub fn run(_args: ChildArgs) -> anyhow::Result<ExitCode> {
-    crate::cli::not_built("child")
+pub fn run(args: ChildArgs) -> Result<ExitCode> {
+    let request: Request = crate::util::read_json(&args.request)?;
+    let result = match request {
+        Request::Kat(job) => serde_json::to_vec(&kat(&job))?,
+    };
+    // SAFETY: fd 3 is the result pipe the orchestrator set up for this process.
+    let mut pipe = unsafe { std::fs::File::from_raw_fd(3) };
+    pipe.write_all(&result).context("writing the result")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn kat(job: &protocol::KatJob) -> KatOutput {
+    let mut out = KatOutput {
+        sandbox: limits::apply(&job.limits),
+        ..KatOutput::default()
+    };
+    let lib = match library::Lib::open(&job.library) {
+        Ok(l) => l,
+        Err(e) => {
+            out.status = "LOADFAIL".into();
+            out.detail = Some(e);
+            return out;
+        }
+    };
+    out.meta = Some(lib.meta.clone());
+    let res = match job.api {
+        crate::candidate::Api::Nist => kat_nist::run(job, &lib, &mut out),
+        crate::candidate::Api::Iccs => Err((
+            "NOKAT".to_string(),
+            "ICCS KAT flows are not built yet".to_string(),
+        )),
+    };
+    match res {
+        Ok(()) => out.status = "ok".into(),
+        Err((status, detail)) => {
+            out.status = status;
+            out.detail = Some(detail);
+        }
+    }
+    out
 }

@@ -137,6 +137,9 @@ pub struct BuildEntry {
     /// Hash of sources + flags + compiler: a rebuild with the same key is skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_key: Option<String>,
+    /// Cache key of the failed guide attempt, so a fallback is not retried needlessly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guide_cache_key: Option<String>,
     /// One line explaining a KAT status other than PASS.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kat_detail: Option<String>,

@@ -1,4 +1,7 @@
-//! KAT flows and kat.sha256 manifests.
+//! KAT flows (children in `child::kat_*`), judging, logs and kat.sha256 manifests.
+
+pub mod log;
+pub mod run;
 
 use clap::{Args, Subcommand};
 use std::process::ExitCode;

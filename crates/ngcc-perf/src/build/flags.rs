@@ -1,0 +1,65 @@
+//! Compiler flag sets (reference-harness.md §1.6, iccs-api.md §5.3).
+
+/// The NICCS guide's reference flags, identical for x86-64 and AArch64.
+pub const GUIDE_REFERENCE: &str = "-std=c99 -Wpedantic -Wall -Wextra -O2";
+/// What the reference harness adds to the guide flags to build shared libraries.
+pub const HARNESS_ADDITIONS: &str = "-fPIC -D_GNU_SOURCE -Wno-error=implicit-function-declaration \
+-Wno-error=incompatible-pointer-types -Wno-error=int-conversion -Wno-error=implicit-int";
+/// The harness defaults, used per instance when the guide flags fail to build or pass the KAT.
+pub const HARNESS_DEFAULT: &str = "-O2 -fPIC -std=gnu11 -Wall -Wno-unused -Wno-unknown-pragmas \
+-fno-strict-aliasing -fwrapv -fno-omit-frame-pointer -D_GNU_SOURCE -Wno-error=implicit-function-declaration \
+-Wno-error=incompatible-pointer-types -Wno-error=int-conversion -Wno-error=implicit-int";
+/// Guide performance flags, recorded in campaign.json (optimised builds only).
+pub const PERFORMANCE_X86_64: &str = "-O3 -march=x86-64 -mavx2 -mtune=native -flto -fomit-frame-pointer -std=c99 -Wpedantic -Wall -Wextra";
+pub const PERFORMANCE_AARCH64: &str =
+    "-O3 -march=armv8.2-a+sve -flto -fomit-frame-pointer -std=c99 -Wpedantic -Wall -Wextra";
+/// Ours, on every flag set: only the shim's ngcc_* symbols leave the library.
+pub const VISIBILITY: &str = "-fvisibility=hidden";
+/// Link flags: export map, local binding, no undefined symbols, no executable stack.
+pub const LINK: &[&str] = &[
+    "-shared",
+    "-Wl,-Bsymbolic",
+    "-Wl,--no-undefined",
+    "-Wl,-z,noexecstack",
+    "-Wl,-z,relro",
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlagSet {
+    Guide,
+    HarnessDefault,
+}
+
+impl FlagSet {
+    /// The name recorded in build.json and shown on pages.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlagSet::Guide => "guide",
+            FlagSet::HarnessDefault => "harness-default",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<FlagSet> {
+        match name {
+            "guide" => Some(FlagSet::Guide),
+            "harness-default" => Some(FlagSet::HarnessDefault),
+            _ => None,
+        }
+    }
+
+    /// The flag string this set compiles with (before per-instance flags).
+    pub fn cflags(self) -> String {
+        match self {
+            FlagSet::Guide => format!("{GUIDE_REFERENCE} {HARNESS_ADDITIONS}"),
+            FlagSet::HarnessDefault => HARNESS_DEFAULT.to_string(),
+        }
+    }
+}
+
+pub fn performance_flags() -> &'static str {
+    if cfg!(target_arch = "aarch64") {
+        PERFORMANCE_AARCH64
+    } else {
+        PERFORMANCE_X86_64
+    }
+}

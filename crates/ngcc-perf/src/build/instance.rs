@@ -1,0 +1,354 @@
+//! Building one instance into `lib<label>.so`: generated shim, compile, link, fingerprint.
+
+use super::flags::{self, FlagSet};
+use super::sources::{self, SourceSet};
+use crate::candidate::{Api, Candidate, Instance, Kind};
+use crate::util::{atomic_write, sha256_file, sha256_hex};
+use anyhow::{Context, Result};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Where one instance's files go inside the run directory.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    /// `RUN/build/<cand>/<label>/` — objects, shim, logs.
+    pub work: PathBuf,
+    /// `RUN/lib/<cand>/lib<label>.so`
+    pub library: PathBuf,
+    /// `RUN/build/<cand>/<label>.log`
+    pub log: PathBuf,
+}
+
+impl Paths {
+    pub fn new(run: &Path, cand: &str, label: &str) -> Paths {
+        Paths {
+            work: run.join("build").join(cand).join(label),
+            library: run.join("lib").join(cand).join(format!("lib{label}.so")),
+            log: run.join("build").join(cand).join(format!("{label}.log")),
+        }
+    }
+}
+
+/// Everything needed to compile and link, derived from the manifest before any work.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub flag_set: FlagSet,
+    /// Compile flags without include/define/-c/-o parts (recorded in build.json).
+    pub cflags: Vec<String>,
+    pub defines: Vec<String>,
+    pub includes: Vec<PathBuf>,
+    pub sources: Vec<PathBuf>,
+    /// Generated files written into `work/shim/`: (name, text).
+    pub generated: Vec<(String, String)>,
+    pub ldlibs: Vec<String>,
+    pub cache_key: String,
+}
+
+pub fn plan(cand: &Candidate, inst: &Instance, flag_set: FlagSet, paths: &Paths) -> Result<Plan> {
+    let set: SourceSet = sources::resolve(cand, inst)?;
+    let shim_dir = paths.work.join("shim");
+    let mut generated = vec![
+        ("ngcc_shim.c".to_string(), crate::csrc::SHIM_C.to_string()),
+        ("ngcc_shim.h".to_string(), crate::csrc::SHIM_H.to_string()),
+        (
+            "ngcc_shim_config.h".to_string(),
+            config_header(cand, inst, flag_set)?,
+        ),
+    ];
+    let mut srcs = set.sources.clone();
+    let mut includes = vec![shim_dir.clone()];
+    match cand.api {
+        Api::Nist => generated.push(("randombytes.h".into(), crate::csrc::RANDOMBYTES_H.into())),
+        Api::Iccs => {
+            // The instance's own helper files win over ours (reference §5.2).
+            let iccs_dir = paths.work.join("iccs");
+            let mut helpers: Vec<(&str, &str)> = vec![
+                ("drng.h", crate::csrc::DRNG_H),
+                ("auxfunc.h", crate::csrc::AUXFUNC_H),
+            ];
+            if !set.has_file("drng.c") {
+                helpers.push(("drng.c", crate::csrc::DRNG_C));
+            }
+            if cand.kind != Kind::Hash && !set.has_file("auxfunc.c") {
+                helpers.push(("auxfunc.c", crate::csrc::AUXFUNC_C));
+            }
+            for (name, text) in helpers {
+                generated.push((format!("../iccs/{name}"), text.to_string()));
+                if name.ends_with(".c") {
+                    srcs.push(iccs_dir.join(name));
+                }
+            }
+            includes.extend(set.includes.iter().cloned());
+            includes.push(iccs_dir);
+        }
+    }
+    if cand.api == Api::Nist {
+        includes.extend(set.includes.iter().cloned());
+    }
+    srcs.push(shim_dir.join("ngcc_shim.c"));
+
+    let mut cflags: Vec<String> = flag_set
+        .cflags()
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    cflags.extend(inst.cflags.iter().cloned());
+    cflags.push(flags::VISIBILITY.to_string());
+    let defines: Vec<String> = inst.defines.iter().map(|d| format!("-D{d}")).collect();
+
+    // Generated files are hashed by content; the folders holding them are not scanned.
+    let scanned: Vec<PathBuf> = includes
+        .iter()
+        .filter(|d| !d.starts_with(&paths.work))
+        .cloned()
+        .collect();
+    let hashed_srcs: Vec<PathBuf> = srcs
+        .iter()
+        .filter(|s| !s.starts_with(&paths.work))
+        .cloned()
+        .collect();
+    let cache_key = fingerprint(
+        &cflags,
+        &defines,
+        &scanned,
+        &hashed_srcs,
+        &generated,
+        &inst.ldlibs,
+    )?;
+    Ok(Plan {
+        flag_set,
+        cflags,
+        defines,
+        includes,
+        sources: srcs,
+        generated,
+        ldlibs: inst.ldlibs.clone(),
+        cache_key,
+    })
+}
+
+impl Plan {
+    /// The flag string recorded in build.json and the metadata block.
+    pub fn flag_string(&self) -> String {
+        self.cflags.join(" ")
+    }
+}
+
+/// Hash of compiler, flags, every source and every header in the include folders.
+fn fingerprint(
+    cflags: &[String],
+    defines: &[String],
+    includes: &[PathBuf],
+    sources: &[PathBuf],
+    generated: &[(String, String)],
+    ldlibs: &[String],
+) -> Result<String> {
+    let mut text = String::new();
+    writeln!(
+        text,
+        "ngcc-build-v1\n{}\n{}",
+        super::compiler::version_line(),
+        cflags.join(" ")
+    )?;
+    writeln!(text, "{}\n{}", defines.join(" "), ldlibs.join(" "))?;
+    for (name, body) in generated {
+        writeln!(text, "gen {name} {}", sha256_hex(body.as_bytes()))?;
+    }
+    for src in sources {
+        writeln!(text, "src {} {}", src.display(), sha256_file(src)?)?;
+    }
+    for dir in includes {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut headers: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.is_file()
+                    && !matches!(
+                        p.extension().and_then(|e| e.to_str()),
+                        Some("c" | "o" | "so" | "a")
+                    )
+            })
+            .collect();
+        headers.sort();
+        for h in headers {
+            writeln!(text, "inc {} {}", h.display(), sha256_file(&h)?)?;
+        }
+    }
+    Ok(sha256_hex(text.as_bytes()))
+}
+
+fn c_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_ascii() && !c.is_ascii_control() => out.push(c),
+            _ => out.push('?'),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn config_header(cand: &Candidate, inst: &Instance, flag_set: FlagSet) -> Result<String> {
+    let mut h = String::from("/* Generated by ngcc-perf for one instance. */\n");
+    writeln!(h, "#define NGCC_TYPE {}", cand.kind.code())?;
+    let default_header = match cand.api {
+        Api::Nist => "api.h".to_string(),
+        Api::Iccs => {
+            let prefix = match cand.kind {
+                Kind::Kem => "KEM",
+                Kind::Sig => "SIG",
+                Kind::Kex => "KEX",
+                Kind::Hash => "CryptHash",
+            };
+            format!("{prefix}_AlgorithmInstance.h")
+        }
+    };
+    let header = inst.header.clone().unwrap_or(default_header);
+    writeln!(h, "#define NGCC_HEADER {}", c_string(&header))?;
+    match cand.api {
+        Api::Nist => {
+            writeln!(h, "#define NGCC_API_NIST 1")?;
+            writeln!(
+                h,
+                "#define NGCC_NS {}",
+                inst.namespace
+                    .as_deref()
+                    .unwrap_or("NGCC_MISSING_NAMESPACE")
+            )?;
+        }
+        Api::Iccs => writeln!(h, "#define NGCC_API_ICCS 1")?,
+    }
+    if inst.own_drng_ctx {
+        writeln!(h, "#define NGCC_OWN_DRNG_CTX 1")?;
+    }
+    if let Some(bits) = inst.digest_bits {
+        writeln!(h, "#define NGCC_DIGEST_BITS {bits}")?;
+    }
+    let mut flag_text = flag_set.cflags();
+    for f in inst
+        .cflags
+        .iter()
+        .map(String::as_str)
+        .chain([flags::VISIBILITY])
+    {
+        flag_text.push(' ');
+        flag_text.push_str(f);
+    }
+    for (name, value) in [
+        ("NGCC_ID", cand.id.as_str()),
+        ("NGCC_ALG", cand.algorithm.as_str()),
+        ("NGCC_VARIANT", cand.variant()),
+        ("NGCC_SRCDIR", inst.dir.as_str()),
+        ("NGCC_COMPILER", &super::compiler::short_name()),
+        ("NGCC_FLAGS", &flag_text),
+    ] {
+        writeln!(h, "#define {name} {}", c_string(value))?;
+    }
+    Ok(h)
+}
+
+/// Result of compiling and linking (the log holds every command and its output).
+#[derive(Debug, Clone)]
+pub struct Built {
+    pub ok: bool,
+    /// First compiler/linker error line, for humans.
+    pub error: Option<String>,
+}
+
+/// Compiles every source and links the library atomically; appends to the instance log.
+pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
+    let shim_dir = paths.work.join("shim");
+    for (name, text) in &plan.generated {
+        atomic_write(&shim_dir.join(name), text.as_bytes())?;
+    }
+    let obj_dir = paths.work.join(format!("obj-{}", plan.flag_set.name()));
+    std::fs::create_dir_all(&obj_dir)?;
+    let mut log = String::new();
+    let cc = super::compiler::program();
+    let mut objects = Vec::new();
+    for (i, src) in plan.sources.iter().enumerate() {
+        let stem = src.file_stem().unwrap_or_default().to_string_lossy();
+        let obj = obj_dir.join(format!("{i:03}_{stem}.o"));
+        let mut cmd = Command::new(&cc);
+        cmd.args(&plan.cflags).args(&plan.defines);
+        for inc in &plan.includes {
+            cmd.arg(format!("-I{}", inc.display()));
+        }
+        cmd.arg("-c").arg(src).arg("-o").arg(&obj);
+        if let Some(err) = run_logged(&mut cmd, &mut log)? {
+            finish_log(paths, &log)?;
+            return Ok(Built {
+                ok: false,
+                error: Some(err),
+            });
+        }
+        objects.push(obj);
+    }
+    let map = paths.work.join("exports.map");
+    atomic_write(&map, b"{\n  global: ngcc_*;\n  local: *;\n};\n")?;
+    if let Some(parent) = paths.library.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let tmp = paths
+        .library
+        .with_extension(format!("so.{}.tmp", std::process::id()));
+    let mut cmd = Command::new(&cc);
+    cmd.args(flags::LINK)
+        .arg(format!("-Wl,--version-script={}", map.display()))
+        .arg("-o")
+        .arg(&tmp);
+    cmd.args(&objects).args(&plan.ldlibs).arg("-lm");
+    if let Some(err) = run_logged(&mut cmd, &mut log)? {
+        let _ = std::fs::remove_file(&tmp);
+        finish_log(paths, &log)?;
+        return Ok(Built {
+            ok: false,
+            error: Some(err),
+        });
+    }
+    std::fs::rename(&tmp, &paths.library)
+        .with_context(|| format!("installing {}", paths.library.display()))?;
+    finish_log(paths, &log)?;
+    Ok(Built {
+        ok: true,
+        error: None,
+    })
+}
+
+fn finish_log(paths: &Paths, log: &str) -> Result<()> {
+    let mut all = std::fs::read_to_string(&paths.log).unwrap_or_default();
+    all.push_str(log);
+    atomic_write(&paths.log, all.as_bytes())
+}
+
+/// Runs one command, appending `$ cmd` and its output to `log`; returns the error summary.
+fn run_logged(cmd: &mut Command, log: &mut String) -> Result<Option<String>> {
+    let line: Vec<String> = std::iter::once(cmd.get_program().to_string_lossy().to_string())
+        .chain(cmd.get_args().map(|a| a.to_string_lossy().to_string()))
+        .collect();
+    writeln!(log, "$ {}", line.join(" "))?;
+    let out = cmd
+        .output()
+        .with_context(|| format!("running {}", line[0]))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    log.push_str(&String::from_utf8_lossy(&out.stdout));
+    log.push_str(&stderr);
+    if out.status.success() {
+        return Ok(None);
+    }
+    let first = stderr
+        .lines()
+        .find(|l| l.contains("error"))
+        .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
+        .unwrap_or("failed without output")
+        .trim()
+        .to_string();
+    writeln!(log, "exit status: {}", out.status)?;
+    Ok(Some(first))
+}

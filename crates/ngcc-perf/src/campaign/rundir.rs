@@ -1,0 +1,133 @@
+//! The run directory: where every phase reads and writes, with one lock per run.
+
+use crate::dataset::schema::{BuildEntry, BuildFile, Campaign};
+use crate::util::{read_json, write_json};
+use anyhow::{Context, Result, bail};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+pub struct RunDir {
+    pub root: PathBuf,
+    _lock: File,
+}
+
+impl RunDir {
+    /// Creates (or reopens) a run directory and takes its exclusive lock.
+    pub fn open(root: &Path) -> Result<RunDir> {
+        std::fs::create_dir_all(root)
+            .with_context(|| format!("creating run directory {}", root.display()))?;
+        let root = std::path::absolute(root)?;
+        let lock_path = root.join(".ngcc-perf.lock");
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .with_context(|| format!("{}: run directory is not writable", root.display()))?;
+        // SAFETY: flock on an fd we own; released when the file is closed.
+        let rc = unsafe {
+            libc::flock(
+                std::os::fd::AsRawFd::as_raw_fd(&lock),
+                libc::LOCK_EX | libc::LOCK_NB,
+            )
+        };
+        if rc != 0 {
+            bail!(
+                "{}: another ngcc-perf campaign is using this run directory",
+                root.display()
+            );
+        }
+        Ok(RunDir { root, _lock: lock })
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    pub fn build_json(&self) -> PathBuf {
+        self.root.join("build.json")
+    }
+
+    pub fn load_build(&self) -> Result<BuildFile> {
+        let path = self.build_json();
+        if path.exists() {
+            read_json(&path)
+        } else {
+            Ok(BuildFile::default())
+        }
+    }
+
+    pub fn save_build(&self, build: &BuildFile) -> Result<()> {
+        write_json(&self.build_json(), build)
+    }
+
+    pub fn load_campaign(&self) -> Result<Campaign> {
+        let path = self.root.join("campaign.json");
+        if path.exists() {
+            read_json(&path)
+        } else {
+            Ok(Campaign::default())
+        }
+    }
+
+    pub fn save_campaign(&self, c: &Campaign) -> Result<()> {
+        write_json(&self.root.join("campaign.json"), c)
+    }
+
+    /// `kat/<cand>/<label>.log`
+    pub fn kat_log(&self, cand: &str, label: &str) -> PathBuf {
+        self.root
+            .join("kat")
+            .join(cand)
+            .join(format!("{label}.log"))
+    }
+
+    /// `katgen/<cand>/<label>/`
+    pub fn katgen_dir(&self, cand: &str, label: &str) -> PathBuf {
+        self.root.join("katgen").join(cand).join(label)
+    }
+
+    /// Scratch folder for one child process.
+    pub fn scratch(&self, name: &str) -> Result<PathBuf> {
+        let dir = self.root.join("scratch").join(name);
+        std::fs::create_dir_all(&dir)?;
+        Ok(dir)
+    }
+
+    /// Path relative to the run directory, as recorded in JSON.
+    pub fn rel(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .to_string()
+    }
+}
+
+/// Updates one build.json entry under the run's in-process lock and saves atomically.
+pub struct BuildState {
+    file: std::sync::Mutex<BuildFile>,
+    path: PathBuf,
+}
+
+impl BuildState {
+    pub fn load(run: &RunDir) -> Result<BuildState> {
+        Ok(BuildState {
+            file: std::sync::Mutex::new(run.load_build()?),
+            path: run.build_json(),
+        })
+    }
+
+    pub fn get(&self, key: &str) -> Option<BuildEntry> {
+        self.file.lock().expect("build state lock").entry(key)
+    }
+
+    pub fn put(&self, entry: &BuildEntry) -> Result<()> {
+        let mut f = self.file.lock().expect("build state lock");
+        f.set(entry);
+        write_json(&self.path, &*f)
+    }
+
+    pub fn snapshot(&self) -> BuildFile {
+        self.file.lock().expect("build state lock").clone()
+    }
+}

@@ -1,0 +1,55 @@
+//! What the child does to itself before loading untrusted code.
+
+use super::protocol::Limits;
+
+/// Applies resource limits, pinning and network isolation; returns a short description of
+/// what took effect (recorded with results).
+pub fn apply(limits: &Limits) -> String {
+    let mut notes = Vec::new();
+    set(libc::RLIMIT_CORE, 0);
+    if let Some(v) = limits.address_space {
+        set(libc::RLIMIT_AS, v);
+    }
+    if let Some(v) = limits.cpu_seconds {
+        set(libc::RLIMIT_CPU, v);
+    }
+    if let Some(v) = limits.file_size {
+        set(libc::RLIMIT_FSIZE, v);
+    }
+    if let Some(cpu) = limits.pin_cpu {
+        match pin(cpu) {
+            Ok(()) => notes.push(format!("pinned cpu {cpu}")),
+            Err(e) => notes.push(format!("not pinned: {e}")),
+        }
+    }
+    // SAFETY: unshare only affects this process; failure (no privilege) is reported.
+    let net = unsafe { libc::unshare(libc::CLONE_NEWNET) } == 0;
+    notes.push(if net {
+        "no network".into()
+    } else {
+        "network not isolated (unshare refused)".into()
+    });
+    notes.push("core dumps off".into());
+    notes.join(", ")
+}
+
+fn set(resource: libc::__rlimit_resource_t, value: u64) {
+    let lim = libc::rlimit {
+        rlim_cur: value,
+        rlim_max: value,
+    };
+    // SAFETY: plain setrlimit on our own process.
+    unsafe { libc::setrlimit(resource, &lim) };
+}
+
+pub fn pin(cpu: u32) -> std::io::Result<()> {
+    // SAFETY: cpu_set_t is plain data; sched_setaffinity reads it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu as usize, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}

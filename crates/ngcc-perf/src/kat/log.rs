@@ -1,0 +1,116 @@
+//! The KAT log (reference-harness.md §6.2): metadata, candidate output, timing, the files
+//! written and their digests, and a last line `RESULT <cand> <label> <STATUS> [detail]`.
+
+use crate::child::protocol::Meta;
+use std::fmt::Write as _;
+
+pub struct LogInput<'a> {
+    pub library: &'a str,
+    pub cand: &'a str,
+    pub label: &'a str,
+    pub kind: &'a str,
+    pub meta: Option<&'a Meta>,
+    pub candidate_output: &'a str,
+    pub timing: &'a [(String, f64)],
+    pub records: u32,
+    /// (path relative to the run, bytes, digest line) per file written.
+    pub files: &'a [(String, u64, String)],
+    pub sandbox: &'a str,
+    pub status: &'a str,
+    pub detail: Option<&'a str>,
+}
+
+fn size_names(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "kem" => &["pk_len", "sk_len", "ct_len", "ss_len"],
+        "sig" => &["pk_len", "sk_len", "sn_len"],
+        "kex" => &[
+            "passes",
+            "pk_len",
+            "sk_len",
+            "sta_len",
+            "stb_len",
+            "ss_len",
+            "total_msg_len",
+        ],
+        "hash" => &["digest_bits", "digest_len"],
+        _ => &[],
+    }
+}
+
+pub fn render(i: &LogInput) -> String {
+    let mut s = String::new();
+    let mut kv = |k: &str, v: &str| {
+        let _ = writeln!(s, "{k:<11} = {v}");
+    };
+    kv("library", i.library);
+    kv("id", i.cand);
+    kv("type", i.kind);
+    if let Some(m) = i.meta {
+        kv("algorithm", &m.algorithm);
+        kv("instance", &m.instance);
+        kv("variant", &m.variant);
+        kv("source_dir", &m.source_dir);
+        kv("compiler", &m.compiler);
+        let flags: String = m.build_flags.chars().take(127).collect();
+        kv("build_flags", &flags);
+        for (name, v) in size_names(i.kind).iter().zip(&m.sizes) {
+            kv(name, &v.to_string());
+        }
+    }
+    if !i.sandbox.is_empty() {
+        kv("sandbox", i.sandbox);
+    }
+    for l in i.candidate_output.lines() {
+        let _ = writeln!(s, "{l}");
+    }
+    if !i.timing.is_empty() {
+        let parts: Vec<String> = i
+            .timing
+            .iter()
+            .map(|(op, ms)| format!("{op} {ms:.3} ms"))
+            .collect();
+        let _ = writeln!(
+            s,
+            "timing  {} (avg over {})",
+            parts.join("  "),
+            i.records.max(1)
+        );
+    }
+    for (path, bytes, digest) in i.files {
+        let _ = writeln!(s, "wrote  {path} ({bytes} bytes)");
+        let _ = writeln!(s, "{digest}");
+    }
+    let detail = i.detail.map(|d| d.replace('\n', " ")).unwrap_or_default();
+    let _ = writeln!(s, "RESULT {} {} {} {}", i.cand, i.label, i.status, detail);
+    s
+}
+
+/// Status from a KAT log: the last `RESULT <cand> <label> <STATUS>` line (NORESULT if none).
+pub fn status_of(log: &str) -> String {
+    log.lines()
+        .rev()
+        .find_map(|l| {
+            let mut parts = l.split_whitespace();
+            (parts.next() == Some("RESULT"))
+                .then(|| parts.nth(2).map(str::to_string))
+                .flatten()
+        })
+        .unwrap_or_else(|| "NORESULT".into())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn status_is_the_last_result_line() {
+        assert_eq!(
+            super::status_of("a\nRESULT kem-38 UVW_KEM_128 PASS \n"),
+            "PASS"
+        );
+        assert_eq!(
+            super::status_of("RESULT x y MISMATCH\nRESULT x y CRASH exit=139\n"),
+            "CRASH"
+        );
+        assert_eq!(super::status_of("no result"), "NORESULT");
+    }
+}

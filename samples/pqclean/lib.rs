@@ -1,0 +1,1 @@
+//! Empty: this package exists only so cargo fetches its dependencies.
