@@ -653,9 +653,10 @@ mod tests {
             idle < 20_000_000,
             "disabled counter kept counting ({idle} ns)"
         );
-        // task clock is in ns, so rate ≈ 1e9 when busy.
+        // Task clock is this thread's CPU time in ns: ≤ 1e9 per wall second, less when
+        // other threads compete for the core (as user cycles would).
         let hz = c.hz().unwrap();
-        assert!((0.5e9..1.5e9).contains(&hz), "task clock rate {hz}");
+        assert!(hz > 0.0 && hz < 1.1e9, "task clock rate {hz}");
     }
 
     #[test]

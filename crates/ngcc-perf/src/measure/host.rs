@@ -257,7 +257,8 @@ impl HostFacts {
             thread_siblings_list: read_trim(format!("{cpu_dir}/topology/thread_siblings_list")),
             cpu_core_cpus: read_trim("/sys/devices/cpu_core/cpus"),
             can_use_cpu,
-            counter: counter_info(cpu).kind,
+            counter: on_cpu(cpu, || Counter::open_best().kind())
+                .unwrap_or_else(|| Counter::open_best().kind()),
             virtualized: cpu_flags().iter().any(|f| f == "hypervisor"),
         }
     }
