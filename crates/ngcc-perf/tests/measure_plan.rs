@@ -105,6 +105,18 @@ fn inconsistent_plans_are_rejected() {
     assert_eq!(infer_calibration(&p, &bad), None);
 }
 
+/// Found by proptest: one call far over the budget with zero setup has a single valid t1
+/// (= estimated_s), which a plain grid misses.
+#[test]
+fn single_call_with_zero_setup_is_inferable() {
+    let p = default_planning(0.5, 300.0);
+    let want = plan(&p, 8.813849007719346f64.exp(), 0.0, None);
+    assert_eq!((want.iterations_per_trial, want.trials), (1, 1));
+    let (t1, setup) = infer_calibration(&p, &want).unwrap();
+    assert_eq!(setup, 0.0);
+    assert!((t1 - want.estimated_s).abs() < 1e-9);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
