@@ -1,4 +1,7 @@
 //! Counters, planning, statistics, host checks.
 
 pub mod bench;
+pub mod counter;
 pub mod host;
+pub mod plan;
+pub mod timing;
