@@ -1,0 +1,8 @@
+//! placeholder
+use super::model::View;
+pub fn path(sys: &str) -> String {
+    format!("performance/summary_{sys}.md")
+}
+pub fn render(_v: &View) -> anyhow::Result<String> {
+    Ok(String::new())
+}
