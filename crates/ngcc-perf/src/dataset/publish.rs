@@ -1,19 +1,286 @@
-//! `ngcc-perf publish`: a run's evidence, with relative paths, as a dataset.
+//! `ngcc-perf publish`: a run's evidence, with relative paths, as a dataset
+//! (reference-harness.md §1.16, improved): everything is staged and checked before anything is
+//! written, the dataset is built in a temporary sibling folder and renamed into place, and a
+//! destination is only ever replaced if it is empty or a dataset this command wrote.
 
+use crate::util::Failure;
+use crate::util::fsx::to_json_bytes;
+use anyhow::{Context, Result};
 use clap::Args;
-use std::path::PathBuf;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct PublishArgs {
+    /// Run directory written by `ngcc-perf campaign`.
     #[arg(long)]
     pub run: PathBuf,
+    /// System id recorded in the dataset (must match campaign.json's system_id if it has one).
     #[arg(long)]
     pub system: String,
+    /// Dataset folder to create or replace.
     #[arg(long)]
     pub out: PathBuf,
 }
 
-pub fn run(_args: PublishArgs) -> anyhow::Result<ExitCode> {
-    crate::cli::not_built("publish")
+/// Marks a folder as a dataset written by `publish`, which may therefore replace it.
+pub const MARKER: &str = ".ngcc-perf-dataset";
+const MARKER_TEXT: &str =
+    "ngcc-perf dataset: written by `ngcc-perf publish`, which replaces this folder as a whole.\n";
+/// Substrings that must not survive in a published file.
+const FORBIDDEN: [&str; 4] = ["/home/", "/tmp/", "/root/", "/Users/"];
+
+pub fn run(args: PublishArgs) -> Result<ExitCode> {
+    let n = publish(&args.run, &args.system, &args.out)?;
+    println!(
+        "publish: {n} files for system {} -> {}",
+        args.system,
+        args.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The files of a run that belong in a dataset, as sorted relative paths.
+fn evidence_files(run: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    for top in ["campaign.json", "build.json"] {
+        if run.join(top).is_file() {
+            files.push(top.to_string());
+        }
+    }
+    let name = |p: &str| p.rsplit('/').next().unwrap_or_default().to_string();
+    files.extend(
+        super::load::files_under(run, "records")
+            .into_iter()
+            .filter(|p| p.ends_with(".json")),
+    );
+    files.extend(
+        super::load::files_under(run, "profile")
+            .into_iter()
+            .filter(|p| {
+                let n = name(p);
+                p.ends_with(".json") && n.contains("__") && !n.contains("RELINK")
+            }),
+    );
+    files.extend(
+        super::load::files_under(run, "kat")
+            .into_iter()
+            .filter(|p| p.ends_with(".log")),
+    );
+    // katcheck: top level only.
+    files.extend(
+        super::load::files_under(run, "katcheck")
+            .into_iter()
+            .filter(|p| p.ends_with(".log") && p.matches('/').count() == 1),
+    );
+    files
+}
+
+fn is_path_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/')
+}
+
+/// Rewrites `prefix/…` to `…` and a bare `prefix` to `.`, but only where `prefix` is a whole
+/// path (not part of a longer one), unlike the reference's plain substring replace.
+pub fn relativize(text: &str, prefix: &str) -> String {
+    let prefix = prefix.trim_end_matches('/');
+    if prefix.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(prefix) {
+        let before = match rest[..i].chars().next_back() {
+            Some(c) => Some(c),
+            None => out.chars().next_back(),
+        };
+        let after_idx = i + prefix.len();
+        let after = rest[after_idx..].chars().next();
+        out.push_str(&rest[..i]);
+        let starts_path = before.is_none_or(|c| !is_path_char(c));
+        match after {
+            Some('/') if starts_path => {
+                rest = &rest[after_idx + 1..];
+            }
+            a if starts_path && a.is_none_or(|c| !is_path_char(c)) => {
+                out.push('.');
+                rest = &rest[after_idx..];
+            }
+            _ => {
+                out.push_str(prefix);
+                rest = &rest[after_idx..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn absolute(p: &Path) -> Result<PathBuf> {
+    std::fs::canonicalize(p).with_context(|| format!("resolving {}", p.display()))
+}
+
+/// Stages every file in memory, refuses on any remaining absolute path, then writes the
+/// dataset atomically. Returns the number of evidence files written.
+pub fn publish(run: &Path, system: &str, out: &Path) -> Result<usize> {
+    if !run.join("campaign.json").is_file() {
+        return Err(Failure::usage(format!(
+            "{} has no campaign.json: not a run directory",
+            run.display()
+        )));
+    }
+    let run_abs = absolute(run)?;
+    let cwd = std::env::current_dir().ok();
+    let mut prefixes: Vec<String> = vec![run_abs.to_string_lossy().into_owned()];
+    if run.is_absolute() && run != run_abs {
+        prefixes.push(run.to_string_lossy().into_owned());
+    }
+    if let Some(cwd) = &cwd {
+        prefixes.push(cwd.to_string_lossy().into_owned());
+    }
+    // Longest first, so a run inside the current folder loses its whole prefix.
+    prefixes.sort_by_key(|p| std::cmp::Reverse(p.len()));
+
+    let mut staged: Vec<(String, Vec<u8>)> = Vec::new();
+    for rel in evidence_files(run) {
+        let bytes = std::fs::read(run.join(&rel)).with_context(|| format!("reading {rel}"))?;
+        let mut text = String::from_utf8_lossy(&bytes).into_owned();
+        for p in &prefixes {
+            text = relativize(&text, p);
+        }
+        if rel == "campaign.json" {
+            text = with_system_id(&text, system)?;
+        }
+        if let Some(bad) = FORBIDDEN.iter().find(|f| text.contains(**f)) {
+            return Err(Failure::usage(format!(
+                "refusing to publish: {rel} still contains an absolute `{bad}` path after rewriting; nothing was written"
+            )));
+        }
+        staged.push((rel, text.into_bytes()));
+    }
+    write_dataset(out, &staged)?;
+    Ok(staged.len())
+}
+
+/// campaign.json with `system_id`: kept if it matches, added (first) if absent.
+fn with_system_id(text: &str, system: &str) -> Result<String> {
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| Failure::usage(format!("campaign.json is not valid JSON: {e}")))?;
+    let Value::Object(map) = value else {
+        return Err(Failure::usage("campaign.json is not a JSON object"));
+    };
+    match map.get("system_id").and_then(Value::as_str) {
+        Some(id) if id == system => Ok(text.to_string()),
+        Some(id) => Err(Failure::usage(format!(
+            "campaign.json has system_id `{id}` but --system is `{system}`"
+        ))),
+        None => {
+            let mut with = Map::new();
+            with.insert("system_id".into(), Value::from(system));
+            with.extend(map.into_iter().filter(|(k, _)| k != "system_id"));
+            Ok(String::from_utf8(to_json_bytes(&Value::Object(with))?)?)
+        }
+    }
+}
+
+fn is_empty_dir(p: &Path) -> bool {
+    std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_none())
+}
+
+fn write_dataset(out: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
+    if out.exists() {
+        if !out.is_dir() {
+            return Err(Failure::usage(format!(
+                "{} exists and is not a folder; nothing was written",
+                out.display()
+            )));
+        }
+        if !is_empty_dir(out) && !out.join(MARKER).is_file() {
+            return Err(Failure::usage(format!(
+                "refusing to replace {}: it is not empty and is not a dataset written by ngcc-perf publish (no {MARKER}); nothing was written",
+                out.display()
+            )));
+        }
+    }
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    let name = out
+        .file_name()
+        .context("--out has no folder name")?
+        .to_string_lossy()
+        .into_owned();
+    let pid = std::process::id();
+    let tmp = parent.join(format!(".{name}.publish-{pid}.tmp"));
+    let old = parent.join(format!(".{name}.replaced-{pid}.tmp"));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).with_context(|| format!("clearing {}", tmp.display()))?;
+    }
+    let staged = (|| -> Result<()> {
+        for (rel, bytes) in files {
+            let path = tmp.join(rel);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
+            }
+            std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        }
+        std::fs::write(tmp.join(MARKER), MARKER_TEXT)?;
+        Ok(())
+    })();
+    if let Err(e) = staged {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    if out.exists() {
+        std::fs::rename(out, &old)
+            .with_context(|| format!("moving the previous {} aside", out.display()))?;
+    }
+    if let Err(e) = std::fs::rename(&tmp, out) {
+        // Put the previous dataset back so a failure leaves things as they were.
+        if old.exists() {
+            let _ = std::fs::rename(&old, out);
+        }
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e).with_context(|| format!("renaming the new dataset onto {}", out.display()));
+    }
+    if old.exists() {
+        // Only an empty folder or our own dataset ever gets here (checked above).
+        std::fs::remove_dir_all(&old)
+            .with_context(|| format!("removing the previous dataset {}", old.display()))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relativize_only_whole_paths() {
+        let p = "/work/run";
+        assert_eq!(relativize("\"/work/run/kem/lib.so\"", p), "\"kem/lib.so\"");
+        assert_eq!(relativize("cd /work/run && x", p), "cd . && x");
+        assert_eq!(relativize("\"/work/run\"", p), "\".\"");
+        assert_eq!(relativize("/work/runner/x", p), "/work/runner/x");
+        assert_eq!(relativize("/x/work/run/y", p), "/x/work/run/y");
+        assert_eq!(relativize("a /work/run/b /work/run/c", p), "a b c");
+        assert_eq!(relativize("no path here", p), "no path here");
+    }
+
+    #[test]
+    fn system_id_is_added_or_checked() {
+        let t = with_system_id("{\n \"started_utc\": \"x\"\n}\n", "my_1").unwrap();
+        assert!(
+            t.starts_with("{\n \"system_id\": \"my_1\",\n \"started_utc\""),
+            "{t}"
+        );
+        let same = "{\"system_id\": \"my_1\"}";
+        assert_eq!(with_system_id(same, "my_1").unwrap(), same);
+        let err = with_system_id(same, "other").unwrap_err().to_string();
+        assert!(err.contains("my_1") && err.contains("other"), "{err}");
+    }
 }

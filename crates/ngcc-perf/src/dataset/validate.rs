@@ -1,18 +1,516 @@
-//! `ngcc-perf validate`: recompute every figure of a dataset from raw evidence.
+//! `ngcc-perf validate`: recompute every figure of a dataset from raw evidence
+//! (reference-harness.md §8.7 items 3–6): record statistics from their trials, profile shares
+//! from their calls, KAT logs against build.json, no absolute home/tmp paths, the system in
+//! systems.csv, and (with `--pages`) the pages byte for byte. Every problem is one line that
+//! names the file and the field.
 
+use super::load::{self, Dataset, LoadedProfile, LoadedRecord};
+use crate::measure::stats;
+use crate::report::{self, catalog::Catalogs};
+use anyhow::Result;
 use clap::Args;
-use std::path::PathBuf;
+use regex::Regex;
+use serde_json::Value;
+use std::fmt::Debug;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct ValidateArgs {
+    /// Published dataset folder.
     pub dataset: PathBuf,
+    /// Catalog folder (systems.csv, downloads.csv, …).
     #[arg(long)]
     pub catalog: PathBuf,
+    /// Folder of rendered pages to compare byte for byte with regenerated ones.
     #[arg(long)]
     pub pages: Option<PathBuf>,
 }
 
-pub fn run(_args: ValidateArgs) -> anyhow::Result<ExitCode> {
-    crate::cli::not_built("validate")
+/// Relative tolerance of recomputed floating-point figures (Python `math.isclose`).
+const REL_TOL: f64 = 1e-9;
+
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub system: String,
+    pub problems: Vec<String>,
+    pub records: usize,
+    pub profiles: usize,
+    pub kat_logs: usize,
+    /// `report check: …` when pages were compared.
+    pub report_line: Option<String>,
+}
+
+impl Outcome {
+    pub fn summary_line(&self) -> String {
+        let tail = self
+            .report_line
+            .clone()
+            .unwrap_or_else(|| "pages not checked (no --pages)".into());
+        format!(
+            "performance data {}: {} timing record(s), {} profile(s), {} KAT log(s), {} problem(s); {tail}",
+            self.system,
+            self.records,
+            self.profiles,
+            self.kat_logs,
+            self.problems.len()
+        )
+    }
+}
+
+pub fn run(args: ValidateArgs) -> Result<ExitCode> {
+    let outcome = validate(&args.dataset, &args.catalog, args.pages.as_deref())?;
+    for p in &outcome.problems {
+        println!("{p}");
+    }
+    println!("{}", outcome.summary_line());
+    Ok(if outcome.problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+pub fn validate(dataset: &Path, catalog: &Path, pages: Option<&Path>) -> Result<Outcome> {
+    let (ds, load_problems) = load::load_lenient(dataset)?;
+    let mut out = Outcome {
+        system: ds.campaign.system_id.clone().unwrap_or_else(|| "?".into()),
+        records: ds.records.len(),
+        profiles: ds.profiles.len(),
+        ..Default::default()
+    };
+    out.problems
+        .extend(load_problems.iter().map(ToString::to_string));
+    let catalogs = match Catalogs::load(catalog) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            out.problems.push(format!("catalog: {e:#}"));
+            None
+        }
+    };
+    if let Some(cat) = &catalogs {
+        check_system(&ds, cat, &mut out.problems);
+    }
+    check_paths(&ds.root, &mut out.problems);
+    out.kat_logs = check_build(&ds, &mut out.problems);
+    for r in &ds.records {
+        check_record(&ds, r, &mut out.problems);
+    }
+    for p in &ds.profiles {
+        check_profile(p, &mut out.problems);
+    }
+    if let Some(pages_dir) = pages {
+        match (&catalogs, load_problems.is_empty()) {
+            (Some(cat), true) => check_pages(&ds, cat, pages_dir, &mut out),
+            _ => out.problems.push(format!(
+                "{}: pages not regenerated: the dataset or catalogs could not be read",
+                pages_dir.display()
+            )),
+        }
+    }
+    Ok(out)
+}
+
+fn check_system(ds: &Dataset, cat: &Catalogs, problems: &mut Vec<String>) {
+    let Some(sid) = ds.campaign.system_id.as_deref() else {
+        problems.push("campaign.json: system_id is missing".into());
+        return;
+    };
+    match cat.systems() {
+        Err(e) => problems.push(format!("campaign.json: system_id `{sid}`: {e}")),
+        Ok(systems) if !systems.iter().any(|s| s.id == sid) => problems.push(format!(
+            "campaign.json: system_id `{sid}` is not registered in {}",
+            cat.dir.join(report::catalog::SYSTEMS).display()
+        )),
+        Ok(_) => {}
+    }
+}
+
+/// Position of the first `/home/`, `/tmp/`, `/root/` or `/Users/` not preceded by a word
+/// character or a dot: the reference's `(?<![\w.])/(home|tmp|root|Users)/`.
+pub fn find_absolute_path(text: &str) -> Option<(usize, &str)> {
+    const DIRS: [&str; 4] = ["/home/", "/tmp/", "/root/", "/Users/"];
+    for (i, _) in text.match_indices('/') {
+        let Some(dir) = DIRS.iter().find(|d| text[i..].starts_with(**d)) else {
+            continue;
+        };
+        let prev = text[..i].chars().next_back();
+        if prev.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+            continue;
+        }
+        return Some((i, dir));
+    }
+    None
+}
+
+fn check_paths(root: &Path, problems: &mut Vec<String>) {
+    for rel in load::files_under(root, ".") {
+        let rel = rel.strip_prefix("./").unwrap_or(&rel).to_string();
+        let Ok(bytes) = std::fs::read(root.join(&rel)) else {
+            problems.push(format!("{rel}: cannot read"));
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        if let Some((at, _)) = find_absolute_path(&text) {
+            let line = text[..at].matches('\n').count() + 1;
+            let snippet: String = text[at..]
+                .chars()
+                .take_while(|c| !c.is_whitespace() && *c != '"')
+                .take(60)
+                .collect();
+            problems.push(format!("{rel}: absolute path `{snippet}` (line {line})"));
+        }
+    }
+}
+
+/// Checks every KAT log named by build.json; returns how many logs were checked.
+fn check_build(ds: &Dataset, problems: &mut Vec<String>) -> usize {
+    let result_re = Regex::new(r"RESULT \S+ \S+ (\S+)").expect("static regex");
+    let mut logs = 0;
+    for (key, value) in &ds.build.instances {
+        let entry: super::schema::BuildEntry = match serde_json::from_value(value.clone()) {
+            Ok(e) => e,
+            Err(e) => {
+                problems.push(format!(
+                    "build.json: instances.{key}: not a build entry: {e}"
+                ));
+                continue;
+            }
+        };
+        let Some(log) = entry.kat_log.as_deref() else {
+            continue;
+        };
+        logs += 1;
+        let bytes = match std::fs::read(ds.root.join(log)) {
+            Ok(b) => b,
+            Err(_) => {
+                problems.push(format!(
+                    "build.json: instances.{key}.kat_log `{log}` does not exist"
+                ));
+                continue;
+            }
+        };
+        let digest = crate::util::sha256_hex(&bytes);
+        if entry.kat_log_sha256.as_deref() != Some(digest.as_str()) {
+            problems.push(format!(
+                "{log}: sha256 {digest} != build.json instances.{key}.kat_log_sha256 {}",
+                entry.kat_log_sha256.as_deref().unwrap_or("(missing)")
+            ));
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let status = result_re
+            .captures_iter(&text)
+            .last()
+            .map(|c| c[1].to_string());
+        match status {
+            None => problems.push(format!("{log}: no `RESULT <id> <label> <status>` line")),
+            Some(s) if s != entry.kat => problems.push(format!(
+                "{log}: last RESULT status {s} != build.json instances.{key}.kat {}",
+                entry.kat
+            )),
+            Some(_) => {}
+        }
+    }
+    logs
+}
+
+fn close(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= REL_TOL * a.abs().max(b.abs())
+}
+
+fn close_opt(a: Option<f64>, b: Option<f64>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => close(a, b),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+fn show<T: Debug>(v: &Option<T>) -> String {
+    match v {
+        Some(x) => format!("{x:?}"),
+        None => "null".into(),
+    }
+}
+
+fn check_record(ds: &Dataset, lr: &LoadedRecord, problems: &mut Vec<String>) {
+    let path = &lr.path;
+    let r = &lr.record;
+    let mut problem = |field: &str, text: String| problems.push(format!("{path}: {field} {text}"));
+    let key = format!("{}/{}", r.candidate, r.label);
+    match ds.build.entry(&key) {
+        None => problem("instance", format!("{key} is not in build.json")),
+        Some(e) => {
+            if r.library != e.library {
+                problem(
+                    "library",
+                    format!("{} != build.json {}", show(&r.library), show(&e.library)),
+                );
+            }
+            if r.kat_log != e.kat_log {
+                problem(
+                    "kat_log",
+                    format!("{} != build.json {}", show(&r.kat_log), show(&e.kat_log)),
+                );
+            }
+        }
+    }
+    if r.environment.is_empty() {
+        problem("environment", "is missing".into());
+    }
+    if r.status != "complete" {
+        return;
+    }
+    let Some(stored) = r.stats.as_ref() else {
+        problem("statistics", "are missing from a complete record".into());
+        return;
+    };
+    let Some(fresh) = stats::record_stats(&r.processes, r.input_bytes) else {
+        problem("processes", "hold no trials in a complete record".into());
+        return;
+    };
+    if fresh.trials.len() as u64 != r.plan.trials {
+        problem(
+            "trials",
+            format!(
+                "count {} != plan.trials {}",
+                fresh.trials.len(),
+                r.plan.trials
+            ),
+        );
+    }
+    if stored.trials != fresh.trials {
+        let at = stored
+            .trials
+            .iter()
+            .zip(&fresh.trials)
+            .position(|(a, b)| a != b)
+            .unwrap_or(stored.trials.len().min(fresh.trials.len()));
+        problem(
+            &format!("trials[{at}]"),
+            "differs from the processes' trials".into(),
+        );
+    }
+    if stored.measurements != fresh.measurements {
+        problem(
+            "measurements",
+            format!(
+                "{} != recomputed {}",
+                stored.measurements, fresh.measurements
+            ),
+        );
+    }
+    if stored.guide_100_measurements_met != fresh.guide_100_measurements_met {
+        problem(
+            "guide_100_measurements_met",
+            format!(
+                "{} != recomputed {}",
+                stored.guide_100_measurements_met, fresh.guide_100_measurements_met
+            ),
+        );
+    }
+    let floats = [
+        ("mean_seconds", stored.mean_seconds, fresh.mean_seconds),
+        (
+            "median_trial_seconds",
+            stored.median_trial_seconds,
+            fresh.median_trial_seconds,
+        ),
+        (
+            "min_trial_seconds",
+            stored.min_trial_seconds,
+            fresh.min_trial_seconds,
+        ),
+        (
+            "max_trial_seconds",
+            stored.max_trial_seconds,
+            fresh.max_trial_seconds,
+        ),
+        (
+            "operations_per_second",
+            stored.operations_per_second,
+            fresh.operations_per_second,
+        ),
+    ];
+    for (field, a, b) in floats {
+        if !close(a, b) {
+            problem(field, format!("{a:?} != recomputed {b:?}"));
+        }
+    }
+    let optionals = [
+        ("mean_cycles", stored.mean_cycles, fresh.mean_cycles),
+        (
+            "median_trial_cycles",
+            stored.median_trial_cycles,
+            fresh.median_trial_cycles,
+        ),
+        (
+            "throughput_MB_per_second",
+            stored.throughput_mb_per_second,
+            fresh.throughput_mb_per_second,
+        ),
+    ];
+    for (field, a, b) in optionals {
+        if !close_opt(a, b) {
+            problem(field, format!("{} != recomputed {}", show(&a), show(&b)));
+        }
+    }
+    if stored.sizes != fresh.sizes {
+        problem(
+            "sizes",
+            format!(
+                "{} != recomputed from META {}",
+                Value::Object(stored.sizes.clone()),
+                Value::Object(fresh.sizes.clone())
+            ),
+        );
+    }
+    if stored.kex != fresh.kex {
+        problem(
+            "kex",
+            format!(
+                "{} != recomputed from META {}",
+                Value::Object(stored.kex.clone()),
+                Value::Object(fresh.kex.clone())
+            ),
+        );
+    }
+    for (field, a, b) in [
+        (
+            "baseline_rss_bytes",
+            stored.baseline_rss_bytes,
+            fresh.baseline_rss_bytes,
+        ),
+        (
+            "peak_rss_bytes",
+            stored.peak_rss_bytes,
+            fresh.peak_rss_bytes,
+        ),
+    ] {
+        if a != b {
+            problem(field, format!("{a} != recomputed {b}"));
+        }
+    }
+    if let Some(extra) = &r.ngcc {
+        let per_trial: Vec<f64> = fresh
+            .trials
+            .iter()
+            .map(|t| t.seconds / t.measurements as f64)
+            .collect();
+        let s = stats::spread(&per_trial);
+        let pairs = [
+            ("ngcc.spread.min", extra.spread.min, s.min),
+            ("ngcc.spread.max", extra.spread.max, s.max),
+            ("ngcc.spread.cv", extra.spread.cv, s.cv),
+            ("ngcc.spread.ci95_low", extra.spread.ci95_low, s.ci95_low),
+            ("ngcc.spread.ci95_high", extra.spread.ci95_high, s.ci95_high),
+        ];
+        for (field, a, b) in pairs {
+            if !close(a, b) {
+                problem(field, format!("{a:?} != recomputed {b:?}"));
+            }
+        }
+    }
+}
+
+fn check_profile(lp: &LoadedProfile, problems: &mut Vec<String>) {
+    let p = &lp.profile;
+    let path = &lp.path;
+    if p.status != "complete" {
+        return;
+    }
+    let Some(total) = p.total.as_ref().filter(|t| t.ticks > 0) else {
+        return;
+    };
+    // Σ ticks per function, in order of first appearance (like the reference's dict).
+    let mut ticks: Vec<(&str, u64)> = Vec::new();
+    for c in &p.calls {
+        match ticks.iter_mut().find(|(f, _)| *f == c.func) {
+            Some((_, t)) => *t += c.ticks,
+            None => ticks.push((&c.func, c.ticks)),
+        }
+    }
+    let share: Vec<(&str, f64)> = ticks
+        .iter()
+        .map(|(f, t)| (*f, stats::int_div(*t as u128, total.ticks as u128)))
+        .collect();
+    let stored = p.share.clone().unwrap_or_default();
+    for (f, want) in &share {
+        match stored.get(*f).and_then(Value::as_f64) {
+            Some(got) if close(got, *want) => {}
+            Some(got) => problems.push(format!("{path}: share.{f} {got:?} != recomputed {want:?}")),
+            None => problems.push(format!(
+                "{path}: share.{f} is missing (recomputed {want:?})"
+            )),
+        }
+    }
+    for f in stored.keys() {
+        if !share.iter().any(|(g, _)| g == f) {
+            problems.push(format!("{path}: share.{f} has no calls behind it"));
+        }
+    }
+    let hash_share = stats::py_sum(share.iter().filter(|(f, _)| *f != "drng").map(|(_, s)| *s));
+    if !close_opt(p.hash_share, Some(hash_share)) {
+        problems.push(format!(
+            "{path}: hash_share {} != recomputed {hash_share:?}",
+            show(&p.hash_share)
+        ));
+    }
+}
+
+fn check_pages(ds: &Dataset, cat: &Catalogs, pages_dir: &Path, out: &mut Outcome) {
+    let sys = match report::system_of(ds, None) {
+        Ok(s) => s,
+        Err(e) => {
+            out.problems.push(format!("pages: {e:#}"));
+            return;
+        }
+    };
+    match report::render_all(ds, cat, &sys) {
+        Ok(pages) => {
+            let differ = report::differing_pages(&pages, pages_dir);
+            for p in &differ {
+                out.problems.push(format!(
+                    "{}: differs from regenerated output",
+                    pages_dir.join(&p.path).display()
+                ));
+            }
+            out.report_line = Some(format!(
+                "report check: system {sys}: {} pages, {} differ",
+                pages.len(),
+                differ.len()
+            ));
+        }
+        Err(e) => out
+            .problems
+            .push(format!("pages: cannot regenerate: {e:#}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absolute_paths_like_the_reference_regex() {
+        assert!(find_absolute_path("lib at /home/ann/x.so").is_some());
+        assert!(find_absolute_path("\"/tmp/run\"").is_some());
+        assert!(find_absolute_path("/Users/x").is_some());
+        assert!(find_absolute_path("./tmp/x").is_none());
+        assert!(find_absolute_path("a/tmp/x").is_none());
+        assert!(find_absolute_path("_/root/x").is_none());
+        assert!(find_absolute_path("/homes/x /tmpfile").is_none());
+        assert!(find_absolute_path("x/home/ then /root/").is_some());
+        assert!(find_absolute_path("é/tmp/").is_none());
+    }
+
+    #[test]
+    fn isclose_semantics() {
+        assert!(close(1.0, 1.0 + 1e-10));
+        assert!(!close(1.0, 1.0 + 1e-8));
+        assert!(close(0.0, 0.0));
+        assert!(!close(0.0, 1e-300));
+        assert!(close_opt(None, None));
+        assert!(!close_opt(Some(1.0), None));
+    }
 }

@@ -4,4 +4,5 @@ pub mod bench;
 pub mod counter;
 pub mod host;
 pub mod plan;
+pub mod stats;
 pub mod timing;

@@ -1,20 +1,124 @@
-//! Reports: pure functions from a dataset (plus catalogs) to text.
+//! Reports: pure functions from a dataset (plus catalogs) to text. No clock, no environment,
+//! no randomness, so `--check` and `validate --pages` can demand byte equality.
 
+pub mod candidate_page;
+pub mod catalog;
+pub mod format;
+pub mod method;
+pub mod model;
+pub mod summary;
+pub mod survey;
+
+use crate::dataset::load::{self, Dataset};
+use crate::util::Failure;
+use anyhow::{Context, Result};
+use catalog::Catalogs;
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
+    /// Published dataset (or run directory) with campaign.json, build.json, records/, profile/.
     pub dataset: PathBuf,
+    /// Folder with systems.csv, downloads.csv, external_sizes.csv, kat_issues.csv, ….
     #[arg(long)]
     pub catalog: PathBuf,
+    /// Output folder: `<cand>/perf_<SYS>.md` and `performance/*.md` are written below it.
     #[arg(long)]
     pub out: PathBuf,
+    /// Compare with the pages already in OUT instead of writing; exit 1 if any differs.
     #[arg(long)]
     pub check: bool,
+    /// System id (default: campaign.json's system_id).
+    #[arg(long)]
+    pub system: Option<String>,
 }
 
-pub fn run(_args: ReportArgs) -> anyhow::Result<ExitCode> {
-    crate::cli::not_built("report")
+/// One rendered page: path relative to the output folder, and its bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Page {
+    pub path: String,
+    pub text: String,
+}
+
+/// The system a dataset is reported for: `--system`, else campaign.json's `system_id`.
+pub fn system_of(ds: &Dataset, explicit: Option<&str>) -> Result<String> {
+    explicit
+        .map(str::to_string)
+        .or_else(|| ds.campaign.system_id.clone())
+        .ok_or_else(|| {
+            Failure::usage(
+                "no system id: campaign.json has no system_id and --system was not given",
+            )
+        })
+}
+
+/// Every page of one system, in a fixed order: candidate pages, summary, survey (first system
+/// only), method.
+pub fn render_all(ds: &Dataset, cat: &Catalogs, sys: &str) -> Result<Vec<Page>> {
+    let view = model::View::new(ds, cat, sys)?;
+    let mut pages = Vec::new();
+    for cand in view.candidates() {
+        let text = candidate_page::render(&view, &cand)
+            .with_context(|| format!("rendering the page of {cand}"))?;
+        pages.push(Page {
+            path: candidate_page::path(&cand, sys),
+            text,
+        });
+    }
+    pages.push(Page {
+        path: summary::path(sys),
+        text: summary::render(&view).context("rendering the summary page")?,
+    });
+    if cat.is_first_system(sys) {
+        pages.push(Page {
+            path: survey::PATH.into(),
+            text: survey::render(&view).context("rendering the survey page")?,
+        });
+    }
+    pages.push(Page {
+        path: method::path(sys),
+        text: method::render(&view).context("rendering the method page")?,
+    });
+    Ok(pages)
+}
+
+/// Pages whose bytes differ from (or are missing in) `out`.
+pub fn differing_pages<'p>(pages: &'p [Page], out: &Path) -> Vec<&'p Page> {
+    pages
+        .iter()
+        .filter(|p| std::fs::read(out.join(&p.path)).ok().as_deref() != Some(p.text.as_bytes()))
+        .collect()
+}
+
+pub fn run(args: ReportArgs) -> Result<ExitCode> {
+    let ds = load::load(&args.dataset)?;
+    let cat = Catalogs::load(&args.catalog)?;
+    let sys = system_of(&ds, args.system.as_deref())?;
+    let pages = render_all(&ds, &cat, &sys)?;
+    if args.check {
+        let differ = differing_pages(&pages, &args.out);
+        for p in &differ {
+            println!(
+                "differs from regenerated output: {}",
+                args.out.join(&p.path).display()
+            );
+        }
+        println!(
+            "report check: system {sys}: {} pages, {} differ",
+            pages.len(),
+            differ.len()
+        );
+        return Ok(if differ.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
+    for p in &pages {
+        crate::util::atomic_write(&args.out.join(&p.path), p.text.as_bytes())?;
+    }
+    println!("report: system {sys} in {}", args.out.display());
+    Ok(ExitCode::SUCCESS)
 }

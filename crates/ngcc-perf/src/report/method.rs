@@ -1,0 +1,330 @@
+//! `performance/method_<SYS>.md` (reference-harness.md §8.5): how the figures were taken and
+//! what they cannot show. The fixture has no rendering of this page; it follows the spec and
+//! the wording of the reference's published method pages, with facts taken from the dataset.
+
+use super::format;
+use super::model::{self, View, env_str, natural_cmp};
+use crate::dataset::schema::Env;
+use anyhow::Result;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+pub fn path(sys: &str) -> String {
+    format!("performance/method_{sys}.md")
+}
+
+/// Python's `str(float)` for ordinary values: `0.5`, `1.0`, `300.0`.
+fn py_float(x: f64) -> String {
+    let s = format!("{x:?}");
+    if s.contains(['.', 'e', 'i', 'N']) {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+fn smt_phrase(env: &Env) -> String {
+    match env_str(env, "smt_control").as_deref() {
+        Some("notsupported") | Some("notimplemented") => "no SMT".into(),
+        Some(s) => format!("SMT {s}"),
+        None => "SMT unknown".into(),
+    }
+}
+
+/// Why a record's host state differs from the expected one; empty when it does not.
+fn deviations(env: &Env, reference: &Env, has_cycles: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let no_turbo = env_str(env, "intel_pstate_no_turbo");
+    let boost = env_str(env, "cpufreq_boost");
+    if no_turbo.as_deref() == Some("0") || (no_turbo.is_none() && boost.as_deref() == Some("1")) {
+        out.push("turbo enabled".to_string());
+    }
+    if let Some(g) = env_str(env, "cpufreq_governor").filter(|g| g != "performance") {
+        out.push(format!("governor {g}"));
+    }
+    if let Some(s) = env_str(env, "smt_control").filter(|s| {
+        !matches!(
+            s.as_str(),
+            "off" | "forceoff" | "notsupported" | "notimplemented"
+        )
+    }) {
+        out.push(format!("SMT {s}"));
+    }
+    if !has_cycles {
+        out.push("no hardware cycle count".to_string());
+    }
+    let mhz = |e: &Env| e.get("core_clock_mhz").and_then(Value::as_i64);
+    if let (Some(m), Some(r)) = (mhz(env), mhz(reference))
+        && m != r
+    {
+        out.push(format!("clock {m} MHz"));
+    }
+    out
+}
+
+fn state_sentence(v: &View) -> String {
+    let env = &v.env;
+    let n = v.ds.records.len();
+    // Issue → number of records showing it, in first-seen order.
+    let mut issues: Vec<(String, usize)> = Vec::new();
+    for r in &v.ds.records {
+        let has_cycles = r.record.status != "complete"
+            || r.record
+                .stats
+                .as_ref()
+                .is_some_and(|s| s.mean_cycles.is_some());
+        for d in deviations(&r.record.environment, env, has_cycles) {
+            match issues.iter_mut().find(|(i, _)| *i == d) {
+                Some((_, count)) => *count += 1,
+                None => issues.push((d, 1)),
+            }
+        }
+    }
+    if !issues.is_empty() {
+        let list: Vec<String> = issues.iter().map(|(i, c)| format!("{i} ({c})")).collect();
+        return format!(
+            "Of {n} timing records, some deviate from this state: {}; each record stores its own state.",
+            list.join("; ")
+        );
+    }
+    let smt = smt_phrase(env);
+    let governor = env_str(env, "cpufreq_governor").unwrap_or_else(|| "unknown".into());
+    let driver = env_str(env, "cpufreq_driver");
+    let arch = env_str(env, "architecture").unwrap_or_default();
+    let min = env_str(env, "cpufreq_min_khz");
+    let max = env_str(env, "cpufreq_max_khz");
+    let state = if driver.is_none() {
+        let clock = env
+            .get("core_clock_hz")
+            .and_then(Value::as_f64)
+            .map(|hz| format!("{} GHz", format::ghz(hz / 1e9)))
+            .unwrap_or_else(|| "an unmeasured clock".into());
+        format!(
+            "clock set by the firmware at {clock}, no OS frequency scaling; {smt}; hardware cycle counter available"
+        )
+    } else if arch == "aarch64" && min.is_some() && min == max {
+        let ghz = max
+            .as_deref()
+            .and_then(|k| k.parse::<f64>().ok())
+            .map(|k| format::ghz(k / 1e6))
+            .unwrap_or_default();
+        let boost = match env_str(env, "cpufreq_boost").as_deref() {
+            Some("0") => "boost off",
+            Some("1") => "boost on",
+            _ => "boost unknown",
+        };
+        format!(
+            "clock pinned at {ghz} GHz: `{governor}` governor with minimum = maximum frequency; {boost}; {smt}; hardware cycle counter available"
+        )
+    } else {
+        let turbo = match (
+            env_str(env, "intel_pstate_no_turbo").as_deref(),
+            env_str(env, "cpufreq_boost").as_deref(),
+        ) {
+            (Some("1"), _) | (None, Some("0")) => "turbo off",
+            (Some("0"), _) | (None, Some("1")) => "turbo on",
+            _ => "turbo unknown",
+        };
+        format!("{turbo}, `{governor}` governor, {smt}, hardware cycle counter available")
+    };
+    format!(
+        "All {n} timing records were taken in this state ({state}), as stored in each record. A trial that ran below 95% of that clock was repeated, up to twice."
+    )
+}
+
+fn join_numbers(v: &[i64]) -> String {
+    v.iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn cores_limitation(v: &View) -> String {
+    let cpus = v.record_cpus();
+    let shard_cpus: BTreeSet<i64> =
+        v.ds.campaign
+            .shard_cpus
+            .iter()
+            .flat_map(|m| m.values())
+            .filter_map(Value::as_i64)
+            .collect();
+    let sharded = v.ds.campaign.shards.is_some_and(|s| s > 1) && !shard_cpus.is_empty();
+    if sharded {
+        let mut slow: Vec<String> =
+            v.ds.records
+                .iter()
+                .filter(|r| {
+                    r.record
+                        .environment
+                        .get("cpu_number")
+                        .and_then(Value::as_i64)
+                        .is_some_and(|c| !shard_cpus.contains(&c))
+                })
+                .map(|r| format!("{} {}", r.record.candidate, r.record.label))
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+        slow.sort_by(|a, b| natural_cmp(a, b));
+        let shard_list: Vec<i64> = shard_cpus.into_iter().collect();
+        let mut text = format!(
+            "Timing ran in parallel on cores {}. The instances were divided among cores {} by expected run time",
+            join_numbers(&cpus),
+            join_numbers(&shard_list)
+        );
+        if slow.is_empty() {
+            text.push('.');
+        } else {
+            text.push_str(&format!(
+                "; the slowest instances ({}) ran on a further core.",
+                slow.join(", ")
+            ));
+        }
+        text.push_str(" All operations of one instance ran on the same core, and each record states its CPU. Cycle counts are comparable across these identical cores.");
+        text
+    } else if cpus.len() > 1 {
+        format!(
+            "Timing ran on cores {}; each record states its CPU. Cycle counts are comparable across these identical cores.",
+            join_numbers(&cpus)
+        )
+    } else {
+        format!(
+            "Timing ran on core {}; each record states its CPU.",
+            join_numbers(&cpus)
+        )
+    }
+}
+
+fn tick_text(v: &View) -> String {
+    let Some(meta) = v.ds.profiles.iter().map(|p| &p.profile.meta).find(|m| {
+        m.get("tick_source")
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.is_empty())
+    }) else {
+        return String::new();
+    };
+    let source = meta
+        .get("tick_source")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if source == "rdtsc" {
+        return String::new();
+    }
+    let hz = meta
+        .get("tick_hz")
+        .and_then(|h| {
+            h.as_str()
+                .and_then(|s| s.parse::<f64>().ok())
+                .or(h.as_f64())
+        })
+        .filter(|h| *h > 0.0);
+    match hz {
+        Some(hz) => format!(
+            " On this system the tick counter is `{source}` at {} MHz, so a single short call is resolved only to about {:.0} ns; the rounding is unbiased and averages out over the many calls that make up a share.",
+            format::g3(hz / 1e6),
+            1e9 / hz
+        ),
+        None => format!(" On this system the tick counter is `{source}`."),
+    }
+}
+
+pub fn render(v: &View) -> Result<String> {
+    let sys = v.sys;
+    let env = &v.env;
+    let c = &v.ds.campaign;
+    let mut out: Vec<String> = Vec::new();
+    out.push(format!(
+        "# Performance method and limitations — system {sys}"
+    ));
+    out.push(String::new());
+    out.push(format!(
+        "System {sys}: {}. [Summary](summary_{sys}.md).",
+        v.system.description
+    ));
+    out.push(String::new());
+    out.push("## Measurement".into());
+    out.push(String::new());
+
+    let honesty = v.honesty_rows(v.ds.records.iter().map(|r| &r.record));
+    let counter = honesty
+        .iter()
+        .find(|(k, _)| k == "counter")
+        .map(|(_, val)| val.clone());
+    let counter_sentence = match counter {
+        Some(text) => format!(
+            "Cycle figures come from {text}; time from `CLOCK_MONOTONIC_RAW`."
+        ),
+        None => "Cycles come from the hardware counter (`perf_event_open`, user mode); time from `CLOCK_MONOTONIC_RAW`.".into(),
+    };
+    let mut first = format!(
+        "- One {} core (CPU {}; {}). {counter_sentence} {}",
+        env_str(env, "cpu_model").unwrap_or_else(|| "unknown".into()),
+        env_str(env, "cpu_number").unwrap_or_else(|| "unknown".into()),
+        model::clock_text(env),
+        state_sentence(v)
+    );
+    if let Some((_, state)) = honesty.iter().find(|(k, _)| k == "host state") {
+        first.push_str(&format!(" Host state: {state}."));
+    }
+    out.push(first);
+
+    let reference_flags = c
+        .arch_config
+        .as_ref()
+        .map(|a| a.reference.clone())
+        .unwrap_or_default();
+    let additions = c.harness_additions.clone().unwrap_or_default();
+    out.push(format!("- Reference builds use the guide's flags `{reference_flags}` plus `{additions}` for shared libraries and pre-C99 declarations; an instance that fails to build or to pass its KATs that way is rebuilt with the harness defaults, and its page says so. Optimized builds use the guide's performance flags."));
+    out.push("- Every library is checked against the submitted KAT vectors before timing. Instances whose vectors are not reproduced by the submitted code are still timed and are marked ⚠, with the identified cause on their candidate page (`performance/kat_issues.csv`); an instance without a reference source of its own is not timed. The DRNG is seeded with bytes 00..2f; signatures use a 64-byte message; hash inputs are the guide's S1–S8 lengths.".into());
+    match &c.planning {
+        Some(p) => out.push(format!(
+            "- Each operation is calibrated with one call, then measured in {} trials. Trials normally run in separate processes (fresh address-space layout); if setup takes more than {:.0} s, the trials share one process. Each trial runs a fixed number of calls, targeting {} s and at least {} calls in total; if that would exceed {:.0} minutes, fewer calls are used, but never fewer than one per trial. No operation is cut short by a time limit.",
+            p.trials,
+            p.separate_process_setup_s,
+            py_float(p.trial_target_s),
+            p.min_total,
+            p.op_budget_s / 60.0
+        )),
+        None => out.push("- Each operation is calibrated with one call, then measured in several trials of a fixed number of calls; campaign.json records no planning values.".into()),
+    }
+    out.push("- Reported cycles are the arithmetic mean over all timed calls (the guide's metric); the median of the trial means is also recorded as a robustness check.".into());
+    out.push("- Key exchange: `exchange` covers both initialisations, every pass and both key derivations of one protocol run (no network time); single steps are timed call by call.".into());
+    out.push(String::new());
+
+    out.push("## Share of the ICCS placeholder functions".into());
+    out.push(String::new());
+    out.push(format!("Each reference library is relinked with link-time wrappers (`-Wl,--wrap`) around `pseudohash`, `pseudoXOF`, `sm3hash` and the DRNG's `get_random_number`. Every call that crosses an object-file boundary is timed with the CPU tick counter and recorded with its input and output length; nested calls are not counted twice. The reported share is the time inside these functions divided by the time of the whole operation, measured in the same process on the same inputs as the benchmark. The wrappers cost a few tens of cycles per call.{}", tick_text(v)));
+    out.push(String::new());
+    let has_baseline = v.ds.records.iter().any(|r| r.record.candidate == "iccs");
+    if has_baseline {
+        out.push("The ICCS helpers `sm3hash`, `pseudohash` and `pseudoXOF` are also timed directly, as hash instances of `api/auxfunc.c` (`performance/iccs`, records under `iccs/`): same reference flags, driver, message lengths and planning as the hash candidates. Before timing, each is checked against an independent model on OpenSSL's SM3, and `sm3hash` against the GB/T 32905 examples. The summary divides each hash candidate's cycles by those of `pseudoXOF` with the same output width and message length. This is a direct, self-contained relative measurement, not an estimate of substituting that hash into a public-key scheme. Several hash submissions are not yet constant-time (e.g. table-based S-boxes), so their current timings are not production figures; the summary flags known cases.".into());
+    } else {
+        out.push("No ICCS helper was timed directly in this dataset, so the summary compares only 32-byte hash timings with `pseudoXOF`, using the median per-call cost of 32-byte `pseudoXOF` calls seen in the hash profiles, converted from ticks to core cycles. This is a relative speed, not an estimate of substituting that hash into a public-key scheme. Several hash submissions are not yet constant-time (e.g. table-based S-boxes), so their current timings are not production figures; the summary flags known cases.".into());
+    }
+    out.push(String::new());
+
+    out.push("## Limitations".into());
+    out.push(String::new());
+    out.push("- Static and peak memory are process-level proxies (ELF image, VmHWM), not isolated algorithm memory.".into());
+    out.push("- The ICCS share covers only the three helper functions; candidates that implement their own SHAKE/AES/SM3 show that time as non-symmetric (see the survey).".into());
+    out.push("- Link-time wrapping is not reliable with LTO, so shares are measured on reference builds.".into());
+    out.push(
+        "- The complete functional test vectors are referenced by digest, not embedded.".into(),
+    );
+    out.push("- Very slow operations have fewer than 100 timed calls; their pages say how many. Operations too slow for more than one call use their calibration call as the measurement.".into());
+    out.push(format!("- {}", cores_limitation(v)));
+    out.push("- A single key-exchange step is timed around each call, so its wall time includes the counter start/stop system calls (a floor of roughly a microsecond); its user-mode cycle count does not. The `exchange` figure has no such overhead.".into());
+    out.push(String::new());
+    Ok(out.join("\n") + "\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_float_text() {
+        assert_eq!(py_float(0.5), "0.5");
+        assert_eq!(py_float(1.0), "1.0");
+        assert_eq!(py_float(300.0), "300.0");
+    }
+}
