@@ -36,12 +36,17 @@ static const uint32_t sm3_iv[8] = {
 #define MAJ(x, y, z) (((x) & (y)) | ((z) & ((x) | (y))))
 #define CHOOSE(x, y, z) ((z) ^ ((x) & ((y) ^ (z))))
 
+/* W[j] of the message expansion, computed in the round that first needs it (a separate
+ * expansion loop gets 2-way vectorized by GCC -O2 and stalls on store forwarding). */
+#define EXPAND(j) \
+    (w[j] = P1(w[(j) - 16] ^ w[(j) - 9] ^ ROTL(w[(j) - 3], 15)) ^ ROTL(w[(j) - 13], 7) ^ w[(j) - 6])
+
 /* One round; the caller rotates the variable roles instead of moving values. */
-#define ROUND(A, B, C, D, E, F, G, H, FF, GG, j)               \
+#define ROUND(A, B, C, D, E, F, G, H, FF, GG, W4, j)           \
     do {                                                       \
         uint32_t a12 = ROTL(A, 12);                            \
         uint32_t ss1 = ROTL(a12 + E + k, 7);                   \
-        D = FF(A, B, C) + D + (ss1 ^ a12) + (w[j] ^ w[(j) + 4]); \
+        D = FF(A, B, C) + D + (ss1 ^ a12) + (w[j] ^ (W4));     \
         H = GG(E, F, G) + H + ss1 + w[j];                      \
         H = P0(H);                                             \
         B = ROTL(B, 9);                                        \
@@ -49,13 +54,15 @@ static const uint32_t sm3_iv[8] = {
         k = ROTL(k, 1);                                        \
     } while (0)
 
-#define ROUND4(FF, GG, j)                                  \
-    do {                                                   \
-        ROUND(a, b, c, d, e, f, g, h, FF, GG, (j));        \
-        ROUND(d, a, b, c, h, e, f, g, FF, GG, (j) + 1);    \
-        ROUND(c, d, a, b, g, h, e, f, FF, GG, (j) + 2);    \
-        ROUND(b, c, d, a, f, g, h, e, FF, GG, (j) + 3);    \
+#define ROUND4(FF, GG, W4, j)                                         \
+    do {                                                              \
+        ROUND(a, b, c, d, e, f, g, h, FF, GG, W4((j) + 4), (j));      \
+        ROUND(d, a, b, c, h, e, f, g, FF, GG, W4((j) + 5), (j) + 1);  \
+        ROUND(c, d, a, b, g, h, e, f, FF, GG, W4((j) + 6), (j) + 2);  \
+        ROUND(b, c, d, a, f, g, h, e, FF, GG, W4((j) + 7), (j) + 3);  \
     } while (0)
+
+#define LOADED(j) w[j]
 
 static uint32_t load_be32(const unsigned char *p)
 {
@@ -77,18 +84,16 @@ static void sm3_compress(uint32_t st[8], const unsigned char *p)
 
     for (j = 0; j < 16; j++)
         w[j] = load_be32(p + 4 * j);
-    for (j = 16; j < 68; j++) {
-        uint32_t t = w[j - 16] ^ w[j - 9] ^ ROTL(w[j - 3], 15);
-        w[j] = P1(t) ^ ROTL(w[j - 13], 7) ^ w[j - 6];
-    }
     a = st[0]; b = st[1]; c = st[2]; d = st[3];
     e = st[4]; f = st[5]; g = st[6]; h = st[7];
     k = 0x79CC4519UL; /* T_j rotated left by j, one step per round */
+    for (j = 16; j < 20; j++) /* W[16..19], needed by rounds 12..15 */
+        EXPAND(j);
     for (j = 0; j < 16; j += 4)
-        ROUND4(XOR3, XOR3, j);
+        ROUND4(XOR3, XOR3, LOADED, j);
     k = 0x9D8A7A87UL; /* 7A879D8A rotated left by 16 */
     for (j = 16; j < 64; j += 4)
-        ROUND4(MAJ, CHOOSE, j);
+        ROUND4(MAJ, CHOOSE, EXPAND, j);
     st[0] ^= a; st[1] ^= b; st[2] ^= c; st[3] ^= d;
     st[4] ^= e; st[5] ^= f; st[6] ^= g; st[7] ^= h;
 }
@@ -133,6 +138,8 @@ static void sm3_update(sm3_ctx *c, const unsigned char *m, unsigned long long bi
     unsigned long long nbytes = bits >> 3;
     unsigned rem = (unsigned)(bits & 7);
 
+    if (bits == 0) /* m may be NULL for an empty message */
+        return;
     c->total += bits;
     if (c->nbits & 7) {
         while (nbytes--)

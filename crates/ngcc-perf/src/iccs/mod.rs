@@ -115,7 +115,7 @@ pub struct DrngArgs {
     #[arg(long, value_name = "HEX")]
     pub seed: String,
     /// Comma-separated bit lengths, one get_random_number call each, e.g. 512,13,0 (total at most 2^30).
-    #[arg(long, value_name = "B1,B2,…")]
+    #[arg(long, value_name = "B1,B2,…", allow_hyphen_values = true)]
     pub draws: String,
 }
 
