@@ -28,8 +28,8 @@ typedef struct {
 #define MAJ(x, y, z) (((x) & (y)) | ((z) & ((x) | (y))))
 #define CHOOSE(x, y, z) ((z) ^ ((x) & ((y) ^ (z))))
 
-/* W[j] of the message expansion, computed in the round that first needs it (a separate
- * expansion loop gets 2-way vectorized by GCC -O2 and stalls on store forwarding). */
+/* W[j] of the message expansion, computed by round j - 4, the first to need it: a separate
+ * expansion loop gets 2-way vectorized by GCC -O2 and stalls on store forwarding. */
 #define EXPAND(j) \
     (w[j] = P1(w[(j) - 16] ^ w[(j) - 9] ^ ROTL(w[(j) - 3], 15)) ^ ROTL(w[(j) - 13], 7) ^ w[(j) - 6])
 
@@ -54,6 +54,7 @@ typedef struct {
         ROUND(b, c, d, a, f, g, h, e, FF, GG, W4((j) + 7), (j) + 3);  \
     } while (0)
 
+/* W[j] already computed (j < 20). */
 #define LOADED(j) w[j]
 
 static uint32_t load_be32(const unsigned char *p)
