@@ -342,9 +342,16 @@ fn run_logged(cmd: &mut Command, log: &mut String) -> Result<Option<String>> {
     if out.status.success() {
         return Ok(None);
     }
+    // The most telling line: an undefined reference, else the first error that is not
+    // the linker driver's summary.
     let first = stderr
         .lines()
-        .find(|l| l.contains("error"))
+        .find(|l| l.contains("undefined reference"))
+        .or_else(|| {
+            stderr
+                .lines()
+                .find(|l| l.contains("error") && !l.contains("collect2"))
+        })
         .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
         .unwrap_or("failed without output")
         .trim()

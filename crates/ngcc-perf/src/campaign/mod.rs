@@ -26,7 +26,8 @@ pub struct CampaignArgs {
     /// Run directory (created if missing; an existing one is resumed).
     #[arg(long)]
     pub run: PathBuf,
-    /// Only instances whose label (or `cand/label`) matches this glob, e.g. `ml-kem-*`.
+    /// Only instances whose label (or `cand/label`) matches one of these comma-separated
+    /// globs, e.g. `ml-kem-*` or `ml-kem-768-clean,hqc-128-clean`.
     #[arg(long)]
     pub only: Option<String>,
     /// Parallel build/KAT jobs (default: the number of CPUs).
@@ -35,6 +36,9 @@ pub struct CampaignArgs {
     /// Hash KATs: skip the 2^33-bit and the million-iteration files (and say so).
     #[arg(long)]
     pub quick: bool,
+    /// Exit with status 1 unless every selected instance passed its KAT (for CI).
+    #[arg(long)]
+    pub require_pass: bool,
     /// Seconds before a KAT child is killed and recorded as TIMEOUT.
     #[arg(long, default_value_t = 900)]
     pub kat_timeout: u64,
@@ -67,6 +71,22 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
         }
     }
     phases::finish(&run)?;
+    if args.require_pass {
+        let build = run.load_build()?;
+        let failing: Vec<String> = selected
+            .iter()
+            .filter(|s| build.entry(&s.key()).is_none_or(|e| e.kat != "PASS"))
+            .map(Selected::key)
+            .collect();
+        if !failing.is_empty() {
+            eprintln!(
+                "campaign: {} instance(s) did not pass their KAT: {}",
+                failing.len(),
+                failing.join(", ")
+            );
+            return Ok(ExitCode::from(1));
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -93,18 +113,20 @@ pub fn parse_phases(text: &str) -> Result<Vec<&'static str>> {
 }
 
 fn select(cands: &[Candidate], only: Option<&str>) -> Result<Vec<Selected>> {
-    let pattern = only
-        .map(glob::Pattern::new)
+    let patterns: Option<Vec<glob::Pattern>> = only
+        .map(|o| {
+            o.split(',')
+                .map(|g| glob::Pattern::new(g.trim()))
+                .collect::<Result<_, _>>()
+        })
         .transpose()
         .map_err(|e| crate::util::Failure::usage(format!("--only: bad glob: {e}")))?;
     let mut out = Vec::new();
     for cand in cands {
         for inst in &cand.instances {
             let key = format!("{}/{}", cand.id, inst.label);
-            if pattern
-                .as_ref()
-                .is_none_or(|p| p.matches(&inst.label) || p.matches(&key))
-            {
+            let hit = |p: &glob::Pattern| p.matches(&inst.label) || p.matches(&key);
+            if patterns.as_ref().is_none_or(|ps| ps.iter().any(hit)) {
                 out.push(Selected {
                     cand: cand.clone(),
                     inst: inst.clone(),

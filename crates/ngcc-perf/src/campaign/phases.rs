@@ -74,7 +74,7 @@ pub fn build(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result
         })
         .count();
     eprintln!(
-        "build: {} instances, {rebuilt} built, {} cached, {failed} failed ({:.1} s)",
+        "build: {} instances, {rebuilt} compiled, {} cached, {failed} failed ({:.1} s)",
         selected.len(),
         selected.len() - rebuilt,
         started.elapsed().as_secs_f64()

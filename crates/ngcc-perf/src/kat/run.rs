@@ -120,6 +120,11 @@ pub fn run_kat(
     })
 }
 
+/// A written KAT file for the log: (path relative to the run, bytes, digest line).
+type FileLine = (String, u64, String);
+/// Status, detail and the files judged.
+type Judged = (String, Option<String>, Vec<FileLine>);
+
 /// Compares generated files with the expected digests: PASS, MISMATCH or NOKAT.
 fn judge(
     cand: &Candidate,
@@ -127,7 +132,7 @@ fn judge(
     run: &RunDir,
     out_dir: &std::path::Path,
     written: &[String],
-) -> Result<(String, Option<String>, Vec<(String, u64, String)>)> {
+) -> Result<Judged> {
     let mut lines = Vec::new();
     match cand.api {
         Api::Nist => {

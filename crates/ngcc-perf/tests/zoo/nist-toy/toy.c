@@ -1,0 +1,48 @@
+/* Toy KEM: sk random, pk = sk ^ 0x5c; ct = r ^ pk, ss = r[0..16] ^ pk[16..32]. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "api.h"
+#include "randombytes.h"
+
+#ifdef ZOO_BROKEN_SOURCE
+this is not C
+#endif
+
+#ifdef ZOO_MISSING_SYMBOL
+void toy_never_defined(void);
+#endif
+
+int TOY_crypto_kem_keypair(unsigned char *pk, unsigned char *sk) {
+#ifdef ZOO_MISSING_SYMBOL
+    toy_never_defined();
+#endif
+#ifdef ZOO_CRASH_KEYGEN
+    volatile unsigned char *p = NULL;
+    *p = 1;
+#endif
+    randombytes(sk, 32);
+    for (int i = 0; i < 32; i++) {
+        pk[i] = sk[i] ^ 0x5c;
+    }
+    return 0;
+}
+
+int TOY_crypto_kem_enc(unsigned char *ct, unsigned char *ss, const unsigned char *pk) {
+    unsigned char r[32];
+    randombytes(r, 32);
+    for (int i = 0; i < 32; i++) {
+        ct[i] = r[i] ^ pk[i];
+    }
+    for (int i = 0; i < 16; i++) {
+        ss[i] = r[i] ^ pk[16 + i];
+    }
+    return 0;
+}
+
+int TOY_crypto_kem_dec(unsigned char *ss, const unsigned char *ct, const unsigned char *sk) {
+    for (int i = 0; i < 16; i++) {
+        ss[i] = (unsigned char)(ct[i] ^ sk[i] ^ 0x5c ^ sk[16 + i] ^ 0x5c);
+    }
+    return 0;
+}
