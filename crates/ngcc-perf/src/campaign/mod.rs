@@ -2,6 +2,9 @@
 //! wrote, writes its own files atomically and skips work already done, so a killed campaign
 //! resumes where it stopped.
 
+pub mod host_gate;
+pub mod measurable;
+pub mod measuring;
 pub mod phases;
 pub mod progress;
 pub mod rundir;
@@ -14,15 +17,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Phases in the order `all` runs them.
-pub const PHASES: &[&str] = &["build", "kat"];
+pub const PHASES: &[&str] = &["build", "kat", "calibrate", "measure"];
 
 #[derive(Args, Debug, Clone)]
 pub struct CampaignArgs {
-    /// `all` (every phase) or a comma list of: build, kat.
+    /// `all` (every phase) or a comma list of: build, kat, calibrate, measure.
     pub phases: String,
-    /// Folder searched recursively for candidate.toml files.
-    #[arg(long)]
-    pub candidates: PathBuf,
+    /// Folder(s) searched recursively for candidate.toml files (repeat for several).
+    #[arg(long, required = true)]
+    pub candidates: Vec<PathBuf>,
     /// Run directory (created if missing; an existing one is resumed).
     #[arg(long)]
     pub run: PathBuf,
@@ -42,6 +45,44 @@ pub struct CampaignArgs {
     /// Seconds before a KAT child is killed and recorded as TIMEOUT.
     #[arg(long, default_value_t = 900)]
     pub kat_timeout: u64,
+    /// Benchmark CPU: every calibration and trial process is pinned to it
+    /// (default: the last online CPU, leaving CPU 0 to the system).
+    #[arg(long)]
+    pub cpu: Option<u32>,
+    /// Seconds of timed work per trial (fixed per run).
+    #[arg(long, default_value_t = 1.0)]
+    pub trial_target: f64,
+    /// Budget per operation in seconds (fixed per run): slow operations get fewer calls.
+    #[arg(long, default_value_t = 900.0)]
+    pub op_budget: f64,
+    /// Measure even though the host is not fixed (turbo, governor, SMT, no cycle counter,
+    /// VM…). The problems are recorded in campaign.json and every record.
+    #[arg(long)]
+    pub allow_unfixed_host: bool,
+    /// Measure only shard K of N (1-based), e.g. `2/3`, for parallel runs on several cores.
+    #[arg(long, value_parser = parse_shard)]
+    pub shard: Option<(u32, u32)>,
+    /// `kat_issues.csv` (`ID;Label;Action;Cause`): rows with action `exclude` are not timed.
+    #[arg(long)]
+    pub kat_issues: Option<PathBuf>,
+}
+
+fn parse_shard(s: &str) -> Result<(u32, u32), String> {
+    let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 1/3")?;
+    let k: u32 = k.parse().map_err(|_| "K is not a number")?;
+    let n: u32 = n.parse().map_err(|_| "N is not a number")?;
+    if k < 1 || k > n {
+        return Err(format!("shard {k}/{n}: need 1 <= K <= N"));
+    }
+    Ok((k, n))
+}
+
+/// The default benchmark CPU: the last one this process may use.
+pub fn default_cpu() -> u32 {
+    let n = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    (n.saturating_sub(1)) as u32
 }
 
 /// One instance selected for this invocation.
@@ -59,7 +100,11 @@ impl Selected {
 
 pub fn run(args: CampaignArgs) -> Result<ExitCode> {
     let phases = parse_phases(&args.phases)?;
-    let cands = crate::candidate::discover::load_all(&args.candidates)?;
+    let mut cands = Vec::new();
+    for dir in &args.candidates {
+        cands.extend(crate::candidate::discover::load_all(dir)?);
+    }
+    crate::candidate::discover::check_unique(&cands)?;
     let selected = select(&cands, args.only.as_deref())?;
     let run = rundir::RunDir::open(&args.run)?;
     phases::start(&run)?;
@@ -67,6 +112,7 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
         match phase {
             "build" => phases::build(&run, &selected, &args)?,
             "kat" => phases::kat(&run, &selected, &args)?,
+            "calibrate" | "measure" => measuring_phase(&run, phase, &selected, &args)?,
             _ => unreachable!("checked by parse_phases"),
         }
     }
@@ -138,4 +184,41 @@ fn select(cands: &[Candidate], only: Option<&str>) -> Result<Vec<Selected>> {
         return Err(crate::util::Failure::usage("no instance matches --only"));
     }
     Ok(out)
+}
+
+fn measuring_phase(
+    run: &rundir::RunDir,
+    phase: &str,
+    selected: &[Selected],
+    args: &CampaignArgs,
+) -> Result<()> {
+    let planning = crate::measure::plan::default_planning(args.trial_target, args.op_budget);
+    let cpu = args.cpu.unwrap_or_else(default_cpu);
+    let host = host_gate::check(
+        run,
+        phase,
+        cpu,
+        args.allow_unfixed_host,
+        &planning,
+        args.shard,
+    )?;
+    let issues = match &args.kat_issues {
+        Some(p) => measurable::load_kat_issues(p)?,
+        None => Vec::new(),
+    };
+    let build = run.load_build()?;
+    let (todo, skipped) = measurable::split(run, &build, selected, &issues, args.shard);
+    if !skipped.is_empty() {
+        let mut c = run.load_campaign()?;
+        for (key, reason) in &skipped {
+            eprintln!("{phase}: skipping {key}: {reason}");
+            c.skipped
+                .insert(key.clone(), serde_json::Value::String(reason.clone()));
+        }
+        run.save_campaign(&c)?;
+    }
+    match phase {
+        "calibrate" => measuring::calibrate(run, &todo, args, &host),
+        _ => measuring::measure(run, &todo, args, &host, &planning),
+    }
 }

@@ -29,23 +29,30 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-/// Loads every candidate; ids must be unique.
+/// Loads every candidate under `root`.
 pub fn load_all(root: &Path) -> Result<Vec<Candidate>> {
-    let mut cands: Vec<Candidate> = Vec::new();
-    for path in manifests(root)? {
-        let cand = Candidate::load(&path)?;
-        if let Some(other) = cands.iter().find(|c| c.id == cand.id) {
-            bail!(
-                "{}: candidate id {:?} is also used by {}",
-                path.display(),
-                cand.id,
-                other.root.join("candidate.toml").display()
-            );
-        }
-        cands.push(cand);
-    }
+    let cands = manifests(root)?
+        .iter()
+        .map(|p| Candidate::load(p))
+        .collect::<Result<Vec<_>>>()?;
     if cands.is_empty() {
         bail!("{}: no candidate.toml found", root.display());
     }
+    check_unique(&cands)?;
     Ok(cands)
+}
+
+/// Candidate ids must be unique across every folder of a campaign.
+pub fn check_unique(cands: &[Candidate]) -> Result<()> {
+    for (i, c) in cands.iter().enumerate() {
+        if let Some(other) = cands[..i].iter().find(|o| o.id == c.id) {
+            bail!(
+                "{}: candidate id {:?} is also used by {}",
+                c.root.join("candidate.toml").display(),
+                c.id,
+                other.root.join("candidate.toml").display()
+            );
+        }
+    }
+    Ok(())
 }

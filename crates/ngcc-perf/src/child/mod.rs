@@ -6,8 +6,12 @@ pub mod guard;
 pub mod kat_nist;
 pub mod library;
 pub mod limits;
+pub mod measure;
+pub mod memory;
+pub mod ops;
 pub mod protocol;
 pub mod rng;
+pub mod stack;
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -23,9 +27,12 @@ pub struct ChildArgs {
 }
 
 pub fn run(args: ChildArgs) -> Result<ExitCode> {
+    let t_start = crate::measure::counter::monotonic_raw_ns();
     let request: Request = crate::util::read_json(&args.request)?;
     let result = match request {
         Request::Kat(job) => serde_json::to_vec(&kat(&job))?,
+        Request::Calibrate(job) => serde_json::to_vec(&op_job(&job, t_start, measure::calibrate))?,
+        Request::Trial(job) => serde_json::to_vec(&op_job(&job, t_start, measure::trial))?,
     };
     // SAFETY: fd 3 is the result pipe the orchestrator set up for this process.
     let mut pipe = unsafe { std::fs::File::from_raw_fd(3) };
@@ -61,5 +68,24 @@ fn kat(job: &protocol::KatJob) -> KatOutput {
             out.detail = Some(detail);
         }
     }
+    out
+}
+
+fn op_job(
+    job: &protocol::OpJob,
+    t_start: u64,
+    work: fn(&protocol::OpJob, &library::Lib, u64) -> protocol::OpOutput,
+) -> protocol::OpOutput {
+    let sandbox = limits::apply(&job.limits);
+    let mut out = match library::Lib::open(&job.library) {
+        Ok(lib) => work(job, &lib, t_start),
+        Err(e) => protocol::OpOutput {
+            status: "failed".into(),
+            error: Some(format!("LOADFAIL: {e}")),
+            ..Default::default()
+        },
+    };
+    out.sandbox = sandbox;
+    out.end_s = (crate::measure::counter::monotonic_raw_ns() - t_start) as f64 / 1e9;
     out
 }

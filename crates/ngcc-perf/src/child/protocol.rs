@@ -8,6 +8,8 @@ use std::path::PathBuf;
 #[serde(tag = "job", rename_all = "snake_case")]
 pub enum Request {
     Kat(KatJob),
+    Calibrate(OpJob),
+    Trial(OpJob),
 }
 
 /// Limits the child applies to itself before loading candidate code.
@@ -72,6 +74,68 @@ pub struct KatOutput {
     #[serde(default)]
     pub records: u32,
     /// Sandbox facts: whether the network namespace could be dropped, etc.
+    #[serde(default)]
+    pub sandbox: String,
+}
+
+/// One operation of one library: calibrate it (and save its setup), or time it.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct OpJob {
+    pub limits: Limits,
+    pub library: PathBuf,
+    pub kind: Kind,
+    pub api: Api,
+    /// `keygen`, `enc`, `dec`, `sign`, `verify`, `hash`, `exchange`, `init_a`, `pass2`…
+    pub op: String,
+    pub input_bytes: u64,
+    /// Saved setup (key pairs, ciphertexts, signatures) shared by all processes of this op.
+    pub setup_dir: PathBuf,
+    /// XORed into the last seed byte, so trial processes draw different recorded streams.
+    pub seed_tweak: u8,
+    pub iterations: u64,
+    pub warmups: u64,
+    pub trials: u64,
+    /// Force a counter (`tsc`, `perf_cycles`, …) instead of the best available.
+    #[serde(default)]
+    pub counter: Option<String>,
+}
+
+/// What a calibrate or trial child reports.
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct OpOutput {
+    /// `complete`, `partial` (some trials), `failed` (setup or operation error).
+    pub status: String,
+    #[serde(default)]
+    pub error: Option<String>,
+    /// The reference driver's META (strings).
+    #[serde(default)]
+    pub meta: serde_json::Map<String, serde_json::Value>,
+    #[serde(default)]
+    pub trials: Vec<crate::dataset::schema::Trial>,
+    pub counter: String,
+    /// Seconds from process start of work to ready-to-time (load library, load/build setup).
+    pub ready_s: f64,
+    /// Seconds the one-off setup took when it was built (not loaded) by this process.
+    pub prepare_s: f64,
+    /// Seconds from the start of `main` to the end of the job (the rest of the process wall
+    /// time is exec, runtime start-up and exit).
+    #[serde(default)]
+    pub end_s: f64,
+    /// Calibration: median seconds (and ticks) of warm single calls; the cold first call.
+    #[serde(default)]
+    pub t1_s: f64,
+    #[serde(default)]
+    pub t1_ticks: u64,
+    #[serde(default)]
+    pub cold_s: f64,
+    #[serde(default)]
+    pub cold_ticks: u64,
+    #[serde(default)]
+    pub warm_calls: u64,
+    #[serde(default)]
+    pub stack_peak_bytes: Option<u64>,
+    #[serde(default)]
+    pub counter_overhead_ticks: u64,
     #[serde(default)]
     pub sandbox: String,
 }

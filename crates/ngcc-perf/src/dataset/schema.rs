@@ -56,6 +56,9 @@ pub struct Campaign {
     /// Counter used for cycles: `perf_cycles`, `tsc`, `cntvct`, or `none`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counter: Option<String>,
+    /// Instances not measured, with the reason (`<cand>/<label>` → reason).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub skipped: Map<String, Value>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default)]
@@ -388,4 +391,41 @@ pub struct ProfileExtra {
     /// Helper families: which `fn` names count as hashing (vs DRNG/RNG).
     pub hash_fns: Vec<String>,
     pub bytes_hashed_per_op: f64,
+}
+
+// ---------------------------------------------------------------------------------------
+// calibrate/<cand>/<label>__<op>.json (run-internal, not published)
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct Calibration {
+    pub status: String,
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Median seconds (and counter ticks) of warm single calls: what planning uses.
+    pub t1_s: f64,
+    pub t1_ticks: u64,
+    /// The cold first call (the reference's calibration).
+    pub cold_s: f64,
+    pub cold_ticks: u64,
+    pub warm_calls: u64,
+    /// One-off setup (keys, ciphertexts, signatures) done here and saved for trial processes.
+    pub prepare_s: f64,
+    /// Process overhead of a trial process: start, load library, load setup.
+    pub overhead_s: f64,
+    pub wall_s: f64,
+    pub counter: String,
+    pub counter_overhead_ticks: u64,
+    #[serde(default)]
+    pub stack_peak_bytes: Option<u64>,
+    pub library_sha256: String,
+    #[serde(default)]
+    pub meta: Map<String, Value>,
+    #[serde(default)]
+    pub trials: Vec<Trial>,
+    #[serde(default)]
+    pub stderr: String,
+    #[serde(default)]
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub sandbox: String,
 }

@@ -1,0 +1,216 @@
+//! Which instances are timed, and which operations each has (reference §1.7, §1.10).
+
+use super::Selected;
+use super::rundir::RunDir;
+use crate::candidate::Kind;
+use crate::dataset::schema::{BuildEntry, BuildFile, Calibration};
+use std::path::PathBuf;
+
+/// KAT statuses that are timed anyway, flagged `kat_not_passed` (reference §1.6).
+pub const TIMED_WITHOUT_PASS: &[&str] = &[
+    "MISMATCH",
+    "NOKAT",
+    "PARTIAL",
+    "CRYPTOFAIL",
+    "TIMEOUT",
+    "OVERFLOW",
+];
+/// The guide's hash message lengths S1..S8.
+pub const HASH_SIZES: &[u64] = &[32, 128, 512, 1024, 4096, 8192, 16384, 65536];
+
+/// A `kat_issues.csv` row (`ID;Label;Action;Cause`): Label is a regex searched in the label.
+#[derive(Debug, Clone)]
+pub struct KatIssue {
+    pub id: String,
+    pub label: regex::Regex,
+    pub action: String,
+    pub cause: String,
+}
+
+pub fn load_kat_issues(path: &std::path::Path) -> anyhow::Result<Vec<KatIssue>> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim_end();
+        if line.is_empty() || line.starts_with('#') || line.starts_with("ID;") {
+            continue;
+        }
+        let parts: Vec<&str> = line.splitn(4, ';').collect();
+        if parts.len() < 3 {
+            anyhow::bail!(
+                "{}:{}: expected ID;Label;Action;Cause",
+                path.display(),
+                n + 1
+            );
+        }
+        let label = regex::Regex::new(parts[1])
+            .map_err(|e| anyhow::anyhow!("{}:{}: bad Label regex: {e}", path.display(), n + 1))?;
+        out.push(KatIssue {
+            id: parts[0].into(),
+            label,
+            action: parts[2].into(),
+            cause: parts.get(3).unwrap_or(&"").to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// Whether an instance is timed; `Err(reason)` says why not.
+pub fn measurable(
+    run: &RunDir,
+    entry: Option<&BuildEntry>,
+    issues: &[KatIssue],
+) -> Result<BuildEntry, String> {
+    let Some(e) = entry else {
+        return Err("never built (run the build phase)".into());
+    };
+    if let Some(i) = issues
+        .iter()
+        .find(|i| i.id == e.candidate && i.label.is_match(&e.label) && i.action == "exclude")
+    {
+        return Err(format!("excluded by kat_issues.csv: {}", i.cause));
+    }
+    if e.build_status.as_deref() != Some("built") || e.kat == crate::build::BUILDFAIL {
+        return Err(format!(
+            "build failed: {}",
+            e.build_error.as_deref().unwrap_or("see the build log")
+        ));
+    }
+    if e.kat == crate::build::KAT_PENDING {
+        return Err("KAT not run yet (run the kat phase)".into());
+    }
+    if e.kat != "PASS" && !TIMED_WITHOUT_PASS.contains(&e.kat.as_str()) {
+        return Err(format!("KAT status {} is never timed", e.kat));
+    }
+    let lib = e.library.as_deref().map(|l| run.path(l));
+    if !lib.as_ref().is_some_and(|l| l.is_file()) {
+        return Err("library file is missing".into());
+    }
+    Ok(e.clone())
+}
+
+/// (op, input_bytes, op_key) for an instance; KEX steps need the exchange calibration.
+pub fn operations(kind: Kind, exchange: Option<&Calibration>) -> Vec<(String, u64, String)> {
+    let plain = |ops: &[&str]| {
+        ops.iter()
+            .map(|o| (o.to_string(), 0, o.to_string()))
+            .collect()
+    };
+    match kind {
+        Kind::Kem => plain(&["keygen", "enc", "dec"]),
+        Kind::Sig => plain(&["keygen", "sign", "verify"]),
+        Kind::Hash => HASH_SIZES
+            .iter()
+            .map(|&b| ("hash".to_string(), b, format!("hash_{b}")))
+            .collect(),
+        Kind::Kex => {
+            let mut ops = vec!["exchange".to_string()];
+            if let Some(c) = exchange.filter(|c| c.status == "complete") {
+                let num = |k: &str| {
+                    c.meta
+                        .get(k)
+                        .and_then(|v| v.as_str())
+                        .and_then(|s| s.parse::<u64>().ok())
+                        .unwrap_or(0)
+                };
+                let passes = num("kex_passes").min(num("kex_passes_run"));
+                ops.push("init_a".into());
+                ops.push("init_b".into());
+                ops.extend((1..=passes).map(|k| format!("pass{k}")));
+                ops.push("derive_a".into());
+                ops.push("derive_b".into());
+            }
+            ops.into_iter().map(|o| (o.clone(), 0, o)).collect()
+        }
+    }
+}
+
+pub fn calibration_path(run: &RunDir, cand: &str, label: &str, op_key: &str) -> PathBuf {
+    run.root
+        .join("calibrate")
+        .join(cand)
+        .join(format!("{label}__{op_key}.json"))
+}
+
+pub fn record_path(run: &RunDir, cand: &str, label: &str, op_key: &str) -> PathBuf {
+    run.root
+        .join("records")
+        .join(cand)
+        .join(format!("{label}__{op_key}.json"))
+}
+
+pub fn setup_dir(run: &RunDir, cand: &str, label: &str, op_key: &str) -> PathBuf {
+    run.root
+        .join("setup")
+        .join(cand)
+        .join(format!("{label}__{op_key}"))
+}
+
+/// Deterministic shard of an instance (1-based K of N): the same in every process and phase.
+pub fn in_shard(key: &str, shard: Option<(u32, u32)>) -> bool {
+    let Some((k, n)) = shard else { return true };
+    let digest = crate::util::sha256_hex(key.as_bytes());
+    let v = u64::from_str_radix(&digest[..15], 16).unwrap_or(0);
+    v % u64::from(n) == u64::from(k - 1)
+}
+
+/// A selected instance that will be timed, with its build entry.
+pub type Measurable = (Selected, BuildEntry);
+
+/// Selected instances that are measurable, plus the skipped ones with reasons.
+pub fn split(
+    run: &RunDir,
+    build: &BuildFile,
+    selected: &[Selected],
+    issues: &[KatIssue],
+    shard: Option<(u32, u32)>,
+) -> (Vec<Measurable>, Vec<(String, String)>) {
+    let mut ok = Vec::new();
+    let mut skipped = Vec::new();
+    for s in selected.iter().filter(|s| in_shard(&s.key(), shard)) {
+        match measurable(run, build.entry(&s.key()).as_ref(), issues) {
+            Ok(e) => ok.push((s.clone(), e)),
+            Err(reason) => skipped.push((s.key(), reason)),
+        }
+    }
+    (ok, skipped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_partition_the_keys() {
+        let keys: Vec<String> = (0..200).map(|i| format!("cand/label-{i}")).collect();
+        for n in 1..5 {
+            for key in &keys {
+                let hits = (1..=n).filter(|&k| in_shard(key, Some((k, n)))).count();
+                assert_eq!(hits, 1, "{key} in {hits} of {n} shards");
+            }
+        }
+    }
+
+    #[test]
+    fn kex_steps_follow_the_exchange() {
+        let mut c = Calibration {
+            status: "complete".into(),
+            ..Calibration::default()
+        };
+        c.meta.insert("kex_passes".into(), "2".into());
+        c.meta.insert("kex_passes_run".into(), "2".into());
+        let ops: Vec<String> = operations(Kind::Kex, Some(&c))
+            .into_iter()
+            .map(|o| o.2)
+            .collect();
+        assert_eq!(
+            ops,
+            [
+                "exchange", "init_a", "init_b", "pass1", "pass2", "derive_a", "derive_b"
+            ]
+        );
+        assert_eq!(operations(Kind::Kex, None).len(), 1);
+        assert_eq!(operations(Kind::Hash, None)[7].2, "hash_65536");
+    }
+}

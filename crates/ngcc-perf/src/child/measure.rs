@@ -1,0 +1,262 @@
+//! The calibrate and trial jobs: prepare one operation, warm up, and time it with no clock
+//! read inside the loop (reference §2.5), reporting cycles and CLOCK_MONOTONIC_RAW seconds.
+
+use super::library::Lib;
+use super::memory;
+use super::ops::{Runner, seed_library};
+use super::protocol::{OpJob, OpOutput};
+use crate::dataset::schema::Trial;
+use crate::measure::counter::{Counter, CounterKind, monotonic_raw_ns, overhead};
+
+/// Calls of a calibration: warm single calls until this many seconds (at least 3 calls).
+const CALIBRATION_S: f64 = 0.25;
+/// Above this, one cold call is the calibration (a warm repeat would cost too much).
+const SLOW_CALL_S: f64 = 5.0;
+
+fn open_counter(job: &OpJob) -> Counter {
+    let forced = job
+        .counter
+        .as_deref()
+        .and_then(CounterKind::from_label)
+        .and_then(Counter::open);
+    let mut c = forced.unwrap_or_else(Counter::open_best);
+    c.open_instructions();
+    c
+}
+
+struct Ready<'l> {
+    runner: Runner<'l>,
+    counter: Counter,
+    out: OpOutput,
+}
+
+fn ready<'l>(
+    job: &OpJob,
+    lib: &'l Lib,
+    save: bool,
+    t_start: u64,
+) -> Result<Ready<'l>, Box<OpOutput>> {
+    let counter = open_counter(job);
+    let mut out = OpOutput {
+        counter: counter.kind().label().to_string(),
+        ..OpOutput::default()
+    };
+    let fail = |mut out: OpOutput, e: String| {
+        out.status = "failed".into();
+        out.error = Some(e);
+        Box::new(out)
+    };
+    if let Err(e) = seed_library(lib, job.api, job.seed_tweak) {
+        return Err(fail(out, e));
+    }
+    let op = if job.kind == crate::candidate::Kind::Hash {
+        "hash"
+    } else {
+        job.op.as_str()
+    };
+    if save {
+        let _ = std::fs::create_dir_all(&job.setup_dir);
+    }
+    let runner = match Runner::prepare(lib, job.kind, op, job.input_bytes, &job.setup_dir, save) {
+        Ok(r) => r,
+        Err(e) => return Err(fail(out, e)),
+    };
+    out.ready_s = (monotonic_raw_ns() - t_start) as f64 / 1e9;
+    Ok(Ready {
+        runner,
+        counter,
+        out,
+    })
+}
+
+pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
+    let Ready {
+        mut runner,
+        mut counter,
+        mut out,
+    } = match ready(job, lib, true, t_start) {
+        Ok(r) => r,
+        Err(o) => return *o,
+    };
+    let loaded = job.setup_dir.join("setup.json").is_file();
+    out.prepare_s = runner.facts.prepare_s;
+    if !loaded {
+        out.prepare_s = 0.0;
+    }
+    out.counter_overhead_ticks = overhead(&mut counter).1;
+    let baseline = memory::rss_bytes();
+    // The cold first call, then warm single calls (the reference times only the cold one).
+    let time_one = |runner: &mut Runner, counter: &mut Counter| -> Result<(f64, u64), String> {
+        if runner.timing_scope() == "per_call_step" {
+            let (ns, ticks) = runner.call_step(counter)?;
+            return Ok((ns as f64 / 1e9, ticks));
+        }
+        counter.start();
+        let t0 = monotonic_raw_ns();
+        runner.call()?;
+        let t1 = monotonic_raw_ns();
+        Ok(((t1 - t0) as f64 / 1e9, counter.stop()))
+    };
+    match time_one(&mut runner, &mut counter) {
+        Ok((s, c)) => {
+            out.cold_s = s;
+            out.cold_ticks = c;
+        }
+        Err(e) => {
+            out.status = "failed".into();
+            out.error = Some(format!("measured operation failed: {e}"));
+            return out;
+        }
+    }
+    let mut warm: Vec<(f64, u64)> = Vec::new();
+    if out.cold_s < SLOW_CALL_S {
+        let t0 = monotonic_raw_ns();
+        while warm.len() < 3
+            || ((monotonic_raw_ns() - t0) as f64 / 1e9 < CALIBRATION_S && warm.len() < 51)
+        {
+            match time_one(&mut runner, &mut counter) {
+                Ok(v) => warm.push(v),
+                Err(e) => {
+                    out.status = "failed".into();
+                    out.error = Some(format!("warm-up operation failed: {e}"));
+                    return out;
+                }
+            }
+        }
+    }
+    out.warm_calls = warm.len() as u64;
+    warm.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (t1, ticks) = warm
+        .get(warm.len() / 2)
+        .copied()
+        .unwrap_or((out.cold_s, out.cold_ticks));
+    out.t1_s = t1;
+    out.t1_ticks = ticks;
+    // The cold call as a trial, so a single-call plan can reuse it as the measurement.
+    out.trials = vec![Trial {
+        measurements: 1,
+        seconds: out.cold_s,
+        cycles: out.cold_ticks,
+        ..Trial::default()
+    }];
+    // Peak stack of one more call, on a painted stack (outside any timed window).
+    if runner.timing_scope() == "loop" {
+        let mut err = None;
+        out.stack_peak_bytes = super::stack::peak_stack_bytes(&mut || {
+            if let Err(e) = runner.call() {
+                err = Some(e);
+            }
+        });
+        if let Some(e) = err {
+            out.status = "failed".into();
+            out.error = Some(format!("operation failed on the measured stack: {e}"));
+            return out;
+        }
+    }
+    if let Err(e) = runner.check_guards() {
+        out.status = "failed".into();
+        out.error = Some(format!("OVERFLOW: {e}"));
+        return out;
+    }
+    out.meta = runner.meta(&out.counter, 0, baseline, memory::peak_rss_bytes(), 1);
+    out.status = "complete".into();
+    out
+}
+
+pub fn trial(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
+    let Ready {
+        mut runner,
+        mut counter,
+        mut out,
+    } = match ready(job, lib, false, t_start) {
+        Ok(r) => r,
+        Err(o) => return *o,
+    };
+    let baseline = memory::rss_bytes();
+    for _ in 0..job.warmups {
+        let r = if runner.timing_scope() == "loop" {
+            runner.call()
+        } else {
+            runner.call_step(&mut counter).map(|_| ())
+        };
+        if let Err(e) = r {
+            out.status = "failed".into();
+            out.error = Some(format!("warm-up operation failed: {e}"));
+            return out;
+        }
+    }
+    let per_step = runner.timing_scope() == "per_call_step";
+    for _ in 0..job.trials {
+        let cpu0 = memory::cpu_seconds();
+        let result = if per_step {
+            step_trial(&mut runner, &mut counter, job.iterations)
+        } else {
+            loop_trial(&mut runner, &mut counter, job.iterations)
+        };
+        let cpu = memory::cpu_seconds() - cpu0;
+        match result {
+            Ok((seconds, cycles)) => out.trials.push(Trial {
+                measurements: job.iterations,
+                seconds,
+                cycles,
+                instructions: counter.instructions(),
+                cpu_seconds: Some(cpu),
+            }),
+            Err(e) => {
+                out.error = Some(format!("measured operation failed: {e}"));
+                break;
+            }
+        }
+        if let Err(e) = runner.check_guards() {
+            out.error = Some(format!("OVERFLOW: {e}"));
+            out.trials.pop();
+            break;
+        }
+    }
+    let count = out.trials.iter().map(|t| t.measurements).sum();
+    out.meta = runner.meta(
+        &out.counter,
+        job.warmups,
+        baseline,
+        memory::peak_rss_bytes(),
+        count,
+    );
+    out.status = match (out.error.is_some(), out.trials.is_empty()) {
+        (false, _) => "complete",
+        (true, false) => "partial",
+        (true, true) => "failed",
+    }
+    .into();
+    out
+}
+
+/// ITERS operations between one counter start/stop and two clock reads.
+fn loop_trial(
+    runner: &mut Runner,
+    counter: &mut Counter,
+    iters: u64,
+) -> Result<(f64, u64), String> {
+    counter.start();
+    let t0 = monotonic_raw_ns();
+    for _ in 0..iters {
+        runner.call()?;
+    }
+    let t1 = monotonic_raw_ns();
+    let cycles = counter.stop();
+    Ok(((t1 - t0) as f64 / 1e9, cycles))
+}
+
+/// KEX steps: whole protocol runs, only the selected step timed, summed.
+fn step_trial(
+    runner: &mut Runner,
+    counter: &mut Counter,
+    iters: u64,
+) -> Result<(f64, u64), String> {
+    let (mut ns, mut ticks) = (0u64, 0u64);
+    for _ in 0..iters {
+        let (n, t) = runner.call_step(counter)?;
+        ns += n;
+        ticks += t;
+    }
+    Ok((ns as f64 / 1e9, ticks))
+}

@@ -1,0 +1,89 @@
+//! Peak stack depth of one call: run it on a thread whose stack we allocate and paint, then
+//! find the deepest byte that changed (the pqm4 technique, on a host).
+
+use std::ffi::c_void;
+
+const STACK_BYTES: usize = 32 << 20;
+const PAINT: u64 = 0x5A5A_5A5A_5A5A_5A5A;
+
+struct Job<'a> {
+    f: &'a mut dyn FnMut(),
+}
+
+extern "C" fn trampoline(arg: *mut c_void) -> *mut c_void {
+    // SAFETY: `arg` is the &mut Job passed to pthread_create below, alive until join.
+    let job = unsafe { &mut *(arg as *mut Job) };
+    (job.f)();
+    std::ptr::null_mut()
+}
+
+/// Bytes of stack `f` used beyond an empty call, or None if the thread could not be made.
+pub fn peak_stack_bytes(f: &mut dyn FnMut()) -> Option<u64> {
+    let base = depth(&mut || {})?;
+    let used = depth(f)?;
+    Some(used.saturating_sub(base))
+}
+
+fn depth(f: &mut dyn FnMut()) -> Option<u64> {
+    // SAFETY: an anonymous private mapping we own and unmap below.
+    unsafe {
+        let mem = libc::mmap(
+            std::ptr::null_mut(),
+            STACK_BYTES,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        );
+        if mem == libc::MAP_FAILED {
+            return None;
+        }
+        let words = std::slice::from_raw_parts_mut(mem as *mut u64, STACK_BYTES / 8);
+        words.fill(PAINT);
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        libc::pthread_attr_init(&mut attr);
+        libc::pthread_attr_setstack(&mut attr, mem, STACK_BYTES);
+        let mut job = Job { f };
+        let mut tid: libc::pthread_t = 0;
+        let ok = libc::pthread_create(
+            &mut tid,
+            &attr,
+            trampoline,
+            &mut job as *mut Job as *mut c_void,
+        ) == 0;
+        libc::pthread_attr_destroy(&mut attr);
+        let result = if ok && libc::pthread_join(tid, std::ptr::null_mut()) == 0 {
+            // The stack grows down: the first changed word from the bottom marks the depth.
+            words
+                .iter()
+                .position(|&w| w != PAINT)
+                .map(|i| (STACK_BYTES - i * 8) as u64)
+        } else {
+            None
+        };
+        libc::munmap(mem, STACK_BYTES);
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[inline(never)]
+    fn use_stack(n: usize) -> u8 {
+        let buf = [0u8; 0];
+        let mut local = [0u8; 64 * 1024];
+        for (i, b) in local.iter_mut().enumerate().take(n) {
+            *b = std::hint::black_box(i as u8);
+        }
+        std::hint::black_box(&local)[n / 2] ^ buf.len() as u8
+    }
+
+    #[test]
+    fn a_64_kib_frame_is_seen() {
+        let used = super::peak_stack_bytes(&mut || {
+            std::hint::black_box(use_stack(60 * 1024));
+        })
+        .unwrap();
+        assert!((60 * 1024..200 * 1024).contains(&(used as usize)), "{used}");
+    }
+}
