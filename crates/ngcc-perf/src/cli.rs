@@ -49,6 +49,8 @@ pub enum Cmd {
     Report(crate::report::ReportArgs),
     /// Recompute every figure of a dataset from its raw evidence.
     Validate(crate::dataset::validate::ValidateArgs),
+    /// Write catalog files (systems, sizes, …) for a dataset ngcc-perf measured.
+    Catalog(crate::dataset::catalog_init::CatalogArgs),
     /// Benchmarks of the harness itself.
     Bench(crate::measure::bench::BenchArgs),
     /// Internal: runs candidate code inside a sandboxed child process.
@@ -81,6 +83,7 @@ pub fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Cmd::Publish(a) => crate::dataset::publish::run(a),
         Cmd::Report(a) => crate::report::run(a),
         Cmd::Validate(a) => crate::dataset::validate::run(a),
+        Cmd::Catalog(a) => crate::dataset::catalog_init::run(a),
         Cmd::Bench(a) => crate::measure::bench::run(a),
         Cmd::Child(a) => crate::child::run(a),
     }

@@ -1,17 +1,159 @@
-//! `ngcc-perf demo`: the main job on the bundled default.
+//! `ngcc-perf demo`: the main job on the bundled default. Fetches PQClean through cargo,
+//! imports ML-KEM-512/768/1024 (clean and avx2) plus our ICCS sample candidates, builds,
+//! checks KATs, calibrates and measures with a short budget, publishes, and renders the
+//! pages. Resumable: a second run reuses what the first one finished.
 
+use crate::campaign::{self, CampaignArgs};
+use anyhow::{Context, Result};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct DemoArgs {
-    /// Output folder for the run, dataset and pages.
+    /// Output folder: candidates/, run/, dataset/, catalog/, pages/.
     #[arg(long, default_value = "demo-out")]
     pub out: PathBuf,
+    /// Seconds of timed work per trial (the demo keeps it short).
+    #[arg(long, default_value_t = 0.2)]
+    pub trial_target: f64,
+    /// Budget per operation in seconds.
+    #[arg(long, default_value_t = 30.0)]
+    pub op_budget: f64,
+    /// System id for the published dataset.
+    #[arg(long, default_value = "local_1")]
+    pub system: String,
 }
 
-pub fn run(_args: DemoArgs) -> anyhow::Result<ExitCode> {
-    println!("demo: running the ICCS helper self-test (later phases are not built yet)");
-    crate::iccs::selftest()
+/// The ICCS sample candidates shipped with the repository, when running from a checkout.
+fn iccs_samples() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/iccs");
+    dir.is_dir()
+        .then(|| std::path::absolute(dir).ok())
+        .flatten()
+}
+
+pub fn run(args: DemoArgs) -> Result<ExitCode> {
+    let t0 = std::time::Instant::now();
+    let out = std::path::absolute(&args.out)?;
+    println!("demo: ICCS helper self-test");
+    let st = crate::iccs::selftest()?;
+    if st != ExitCode::SUCCESS {
+        anyhow::bail!("the ICCS helper self-test failed; not measuring with broken helpers");
+    }
+    println!(
+        "demo: PQClean tree: {}",
+        crate::samples::pqclean_dir()?.display()
+    );
+    let cands = out.join("candidates");
+    crate::candidate::import::run(crate::candidate::import::ImportArgs {
+        source: "pqclean".into(),
+        dir: None,
+        out: cands.clone(),
+        all_impls: false,
+        family: vec!["ml-kem".into()],
+    })?;
+    let mut dirs = vec![cands];
+    match iccs_samples() {
+        Some(d) => dirs.push(d),
+        None => println!("demo: no samples/iccs folder here; measuring PQClean ML-KEM only"),
+    }
+    let run_dir = out.join("run");
+    let campaign_args = CampaignArgs {
+        phases: "all".into(),
+        candidates: dirs,
+        run: run_dir.clone(),
+        only: None,
+        jobs: None,
+        quick: true,
+        require_pass: false,
+        kat_timeout: 900,
+        cpu: None,
+        trial_target: args.trial_target,
+        op_budget: args.op_budget,
+        allow_unfixed_host: true,
+        shard: None,
+        kat_issues: None,
+    };
+    println!(
+        "demo: campaign (build, KAT, calibrate, measure) in {}; hash KATs in --quick mode; the host is not \
+         checked for fixed clocks (--allow-unfixed-host), and the data says so",
+        run_dir.display()
+    );
+    campaign::run(campaign_args)?;
+    let dataset = out.join("dataset");
+    crate::dataset::publish::run(crate::dataset::publish::PublishArgs {
+        run: run_dir.clone(),
+        system: args.system.clone(),
+        out: dataset.clone(),
+    })?;
+    let catalog = out.join("catalog");
+    crate::dataset::catalog_init::write_catalog(&dataset, &catalog, Some(&args.system))?;
+    let pages = out.join("pages");
+    crate::report::run(crate::report::ReportArgs {
+        dataset: dataset.clone(),
+        catalog: catalog.clone(),
+        out: pages.clone(),
+        check: false,
+        system: Some(args.system.clone()),
+    })
+    .context("rendering the pages")?;
+    print_results(&dataset)?;
+    println!("demo: dataset {}", dataset.display());
+    println!("demo: pages   {}", pages.display());
+    println!("demo: done in {:.0} s", t0.elapsed().as_secs_f64());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// instance, op, cycles (or time), ops/s, KAT — one line per record.
+fn print_results(dataset: &Path) -> Result<()> {
+    use crate::report::format;
+    let ds = crate::dataset::load::load(dataset)?;
+    let mut rows: Vec<_> = ds.records.iter().map(|r| &r.record).collect();
+    use crate::report::model::{natural_cmp, op_rank};
+    rows.sort_by(|a, b| {
+        a.candidate
+            .cmp(&b.candidate)
+            .then_with(|| natural_cmp(&a.label, &b.label))
+            .then_with(|| op_rank(&op_key(a)).cmp(&op_rank(&op_key(b))))
+    });
+    let counter = ds.campaign.counter.clone().unwrap_or_else(|| "none".into());
+    let unit = if counter == "perf_cycles" {
+        "cycles"
+    } else {
+        "ticks"
+    };
+    println!(
+        "\n{:<26} {:<10} {:>12} {:>10} {:>10} {:>7}  KAT",
+        "instance", "operation", unit, "time", "ops/s", "CV"
+    );
+    for r in rows {
+        let (cyc, time, ops, cv) = match &r.stats {
+            Some(s) => (
+                format::fmt_int(s.mean_cycles),
+                format::fmt_time(Some(s.mean_seconds)),
+                format::g3(s.operations_per_second),
+                r.ngcc
+                    .as_ref()
+                    .map_or("–".into(), |x| format!("{:.1}%", x.spread.cv * 100.0)),
+            ),
+            None => ("failed".into(), String::new(), String::new(), String::new()),
+        };
+        println!(
+            "{:<26} {:<10} {:>12} {:>10} {:>10} {:>7}  {}",
+            r.label,
+            op_key(r),
+            cyc,
+            time,
+            ops,
+            cv,
+            r.kat
+        );
+    }
+    println!("({unit}: counter {counter}; see the pages for the host state)\n");
+    Ok(())
+}
+
+fn op_key(r: &crate::dataset::schema::Record) -> String {
+    crate::dataset::load::op_key(&r.operation, r.input_bytes)
 }

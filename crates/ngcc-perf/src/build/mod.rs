@@ -40,6 +40,7 @@ pub fn build_instance(
         build_log: Some(run.rel(&paths.log)),
         kind: Some(cand.kind.as_str().into()),
         api: Some(format!("{:?}", cand.api).to_lowercase()),
+        algorithm: Some(cand.algorithm.clone()),
         ..BuildEntry::default()
     };
     let plan = match instance::plan(cand, inst, flag_set, &paths) {

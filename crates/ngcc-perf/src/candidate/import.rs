@@ -21,6 +21,10 @@ pub struct ImportArgs {
     /// Also import avx2 implementations this CPU cannot run (they will fail their KAT).
     #[arg(long)]
     pub all_impls: bool,
+    /// Only these families (comma list: ml-kem, hqc, mceliece, ml-dsa, falcon, sphincs-sha2,
+    /// sphincs-shake).
+    #[arg(long, value_delimiter = ',')]
+    pub family: Vec<String>,
 }
 
 pub fn run(args: ImportArgs) -> Result<ExitCode> {
@@ -30,7 +34,16 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
             args.source
         )));
     }
-    let cands = pqclean_candidates(args.dir.as_deref(), args.all_impls)?;
+    let mut cands = pqclean_candidates(args.dir.as_deref(), args.all_impls)?;
+    if !args.family.is_empty() {
+        cands.retain(|c| args.family.contains(&c.id));
+        if cands.is_empty() {
+            return Err(crate::util::Failure::usage(format!(
+                "import: no family among {:?}",
+                args.family
+            )));
+        }
+    }
     let mut total = 0;
     for cand in &cands {
         let path = args.out.join(&cand.id).join("candidate.toml");

@@ -1,7 +1,7 @@
 //! `<cand>/perf_<SYS>.md` (reference-harness.md §8.3): one page per candidate.
 
 use super::format::{self, DASH};
-use super::model::{self, HARNESS_URL, View, category, env_str, is_avx2};
+use super::model::{self, HARNESS_URL, View, env_str, is_avx2};
 use crate::dataset::load::LoadedRecord;
 use crate::dataset::schema::Record;
 use anyhow::Result;
@@ -11,8 +11,8 @@ pub fn path(cand: &str, sys: &str) -> String {
     format!("{cand}/perf_{sys}.md")
 }
 
-fn function_of(cand: &str) -> &'static str {
-    match category(cand) {
+fn function_of(category: &str) -> &'static str {
+    match category {
         "kem" => "key encapsulation",
         "sign" => "digital signature",
         "kex" => "key exchange",
@@ -25,7 +25,8 @@ pub fn render(v: &View, cand: &str) -> Result<String> {
     let sys = v.sys;
     let download = v.cat.download(cand)?;
     let algorithm = &download.algorithm;
-    let is_hash = category(cand) == "hash";
+    let category = v.category(cand);
+    let is_hash = category == "hash";
     let labels = v.labels(cand);
     let records: Vec<&LoadedRecord> = labels
         .iter()
@@ -59,7 +60,7 @@ pub fn render(v: &View, cand: &str) -> Result<String> {
     };
     out.push(format!(
         "- Category: {kind}; function: {}",
-        function_of(cand)
+        function_of(&category)
     ));
     out.push(format!("- Algorithm: {algorithm}"));
     let mut versions: Vec<&str> = labels
@@ -360,7 +361,7 @@ fn sizes_section(v: &View, cand: &str, labels: &[String], out: &mut Vec<String>)
         .collect();
     out.push("## 6. Transmission and storage overhead".into());
     out.push(String::new());
-    match category(cand) {
+    match v.category(cand).as_str() {
         "kex" => kex_sizes(v, cand, &timed, out)?,
         cat => {
             out.push("External public-key, ciphertext and signature sizes follow the curated `performance/external_sizes.csv` catalog; secret-key and shared-secret lengths remain API figures. See [the size audit](../performance/EXTERNAL_SIZE_AUDIT.md) for disagreements.".into());

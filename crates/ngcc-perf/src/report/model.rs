@@ -261,6 +261,22 @@ impl<'a> View<'a> {
         self.ds.build_entry(cand, label)
     }
 
+    /// `kem`, `sign`, `kex` or `hash`: the kind ngcc-perf records in build.json, else the
+    /// reference's id prefix (`kem-31`).
+    pub fn category(&self, cand: &str) -> String {
+        let kind = self
+            .ds
+            .build_entries()
+            .into_iter()
+            .find(|(_, e)| e.candidate == cand)
+            .and_then(|(_, e)| e.kind);
+        match kind.as_deref() {
+            Some("sig") => "sign".into(),
+            Some(k) => k.into(),
+            None => category(cand).into(),
+        }
+    }
+
     pub fn algorithm(&self, cand: &str) -> Result<String> {
         Ok(self.cat.download(cand)?.algorithm.clone())
     }

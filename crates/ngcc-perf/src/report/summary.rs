@@ -3,7 +3,7 @@
 //! the wording of the reference's published summaries.
 
 use super::format::{self, DASH};
-use super::model::{self, HARNESS_URL, View, category, env_str, is_avx2, natural_cmp};
+use super::model::{self, HARNESS_URL, View, env_str, is_avx2, natural_cmp};
 use crate::dataset::load::LoadedRecord;
 use anyhow::Result;
 use serde_json::Value;
@@ -192,7 +192,7 @@ pub fn render(v: &View) -> Result<String> {
 
     let hash_cands: Vec<&String> = candidates
         .iter()
-        .filter(|c| category(c) == "hash")
+        .filter(|c| v.category(c) == "hash")
         .collect();
     if has_baseline {
         iccs_section(v, &mut out);
@@ -224,7 +224,7 @@ pub fn render(v: &View) -> Result<String> {
 
 fn pk_rows(v: &View, cat: &Category, candidates: &[String]) -> Result<Vec<String>> {
     let mut rows = Vec::new();
-    for cand in candidates.iter().filter(|c| category(c) == cat.prefix) {
+    for cand in candidates.iter().filter(|c| v.category(c) == cat.prefix) {
         let algorithm = v.algorithm(cand)?;
         let verdict = v.cat.survey_row(cand).map(|s| s.verdict.as_str());
         let positive_elsewhere = v.candidate_has_positive_share(cand);
