@@ -15,3 +15,6 @@ pub const AUXFUNC_C: &str = include_str!("../csrc/iccs/auxfunc.c");
 pub const DRNG_H: &str = include_str!("../csrc/iccs/drng.h");
 /// ICCS `drng.c`: the SM3 Hash_DRBG, self-contained (hash builds omit auxfunc.c).
 pub const DRNG_C: &str = include_str!("../csrc/iccs/drng.c");
+
+/// The minimal C timing loop `ngcc-perf bench overhead` compares the harness with.
+pub const BENCH_OVERHEAD_C: &str = include_str!("../csrc/bench/overhead.c");

@@ -28,7 +28,7 @@ fn tail(s: &str, n: usize) -> String {
     s[start..].to_string()
 }
 
-fn job(
+pub fn job(
     run: &RunDir,
     s: &Selected,
     e: &BuildEntry,
@@ -55,11 +55,12 @@ fn job(
         warmups: 0,
         trials: 1,
         counter: None,
+        rng: None,
     }
 }
 
 /// Runs one child and turns every way it can end into an `OpOutput` plus its process facts.
-fn run_child(
+pub fn run_child(
     run: &RunDir,
     name: &str,
     req: &Request,

@@ -46,7 +46,7 @@ fn ready<'l>(
         out.error = Some(e);
         Box::new(out)
     };
-    if let Err(e) = seed_library(lib, job.api, job.seed_tweak) {
+    if let Err(e) = seed_library(lib, job.api, job.seed_tweak, job.rng.as_deref()) {
         return Err(fail(out, e));
     }
     let op = if job.kind == crate::candidate::Kind::Hash {

@@ -116,7 +116,7 @@ pub struct Runner<'l> {
 }
 
 /// Seeds the library's randomness: ICCS `ngcc_seed`, NIST a CTR_DRBG behind randombytes.
-pub fn seed_library(lib: &Lib, api: Api, tweak: u8) -> Result<(), String> {
+pub fn seed_library(lib: &Lib, api: Api, tweak: u8, rng_kind: Option<&str>) -> Result<(), String> {
     let seed = perf_seed(tweak);
     match api {
         Api::Iccs => {
@@ -131,7 +131,10 @@ pub fn seed_library(lib: &Lib, api: Api, tweak: u8) -> Result<(), String> {
             let set: SetRandombytesFn = lib.func("ngcc_set_randombytes")?;
             // SAFETY: host_randombytes matches the callback type.
             unsafe { set(rng::host_randombytes) };
-            rng::install(rng::seeded("nist", &seed));
+            match rng_kind {
+                Some("counter") => rng::install(Box::new(rng::CounterBytes(0))),
+                _ => rng::install(rng::seeded("nist", &seed)),
+            }
         }
     }
     Ok(())

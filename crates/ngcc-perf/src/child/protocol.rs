@@ -98,6 +98,10 @@ pub struct OpJob {
     /// Force a counter (`tsc`, `perf_cycles`, …) instead of the best available.
     #[serde(default)]
     pub counter: Option<String>,
+    /// NIST randomness: `counter` (byte i = i mod 256; benchmarks of the harness itself)
+    /// instead of the CTR_DRBG.
+    #[serde(default)]
+    pub rng: Option<String>,
 }
 
 /// What a calibrate or trial child reports.
