@@ -47,6 +47,8 @@ pub enum Cmd {
     Publish(crate::dataset::publish::PublishArgs),
     /// Render the Markdown pages of a dataset (or check them byte for byte).
     Report(crate::report::ReportArgs),
+    /// Write a static HTML site (index, summaries, candidate pages, charts) from datasets.
+    Site(crate::report::site::SiteArgs),
     /// Recompute every figure of a dataset from its raw evidence.
     Validate(crate::dataset::validate::ValidateArgs),
     /// Benchmarks of the harness itself.
@@ -80,6 +82,7 @@ pub fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Cmd::Kat(a) => crate::kat::run(a),
         Cmd::Publish(a) => crate::dataset::publish::run(a),
         Cmd::Report(a) => crate::report::run(a),
+        Cmd::Site(a) => crate::report::site::run(a),
         Cmd::Validate(a) => crate::dataset::validate::run(a),
         Cmd::Bench(a) => crate::measure::bench::run(a),
         Cmd::Child(a) => crate::child::run(a),

@@ -6,6 +6,7 @@ pub mod catalog;
 pub mod format;
 pub mod method;
 pub mod model;
+pub mod site;
 pub mod summary;
 pub mod survey;
 
