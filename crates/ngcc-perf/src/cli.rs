@@ -49,6 +49,8 @@ pub enum Cmd {
     Report(crate::report::ReportArgs),
     /// Write a static HTML site (index, summaries, candidate pages, charts) from datasets.
     Site(crate::report::site::SiteArgs),
+    /// Ratios B/A per instance and operation with confidence intervals and change flags.
+    Compare(crate::report::compare::CompareArgs),
     /// Recompute every figure of a dataset from its raw evidence.
     Validate(crate::dataset::validate::ValidateArgs),
     /// Benchmarks of the harness itself.
@@ -83,6 +85,7 @@ pub fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Cmd::Publish(a) => crate::dataset::publish::run(a),
         Cmd::Report(a) => crate::report::run(a),
         Cmd::Site(a) => crate::report::site::run(a),
+        Cmd::Compare(a) => crate::report::compare::run(a),
         Cmd::Validate(a) => crate::dataset::validate::run(a),
         Cmd::Bench(a) => crate::measure::bench::run(a),
         Cmd::Child(a) => crate::child::run(a),

@@ -3,6 +3,7 @@
 
 pub mod candidate_page;
 pub mod catalog;
+pub mod compare;
 pub mod format;
 pub mod method;
 pub mod model;
