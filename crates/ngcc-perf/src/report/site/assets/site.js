@@ -107,8 +107,65 @@
     root.dataset.rendered = errors.length ? 'errors' : 'ok';
   }
 
+  // Opened with `?selfcheck` (by the headless-browser test): sort and filter the way a
+  // reader would and record the outcome in data-selfcheck.
+  function selfCheck() {
+    var problems = [];
+    function keys(table, col, numeric) {
+      return Array.prototype.map.call(table.tBodies[0].rows, function (r) {
+        var text = cellText(r, col);
+        return numeric ? parseFloat(r.cells[col].getAttribute('data-v')) : text;
+      });
+    }
+    function ordered(list, numeric, dir) {
+      for (var i = 1; i < list.length; i++) {
+        var d = numeric ? list[i] - list[i - 1]
+          : list[i].localeCompare(list[i - 1], undefined, { numeric: true, sensitivity: 'base' });
+        if (dir * d < 0) { return false; }
+      }
+      return true;
+    }
+    var sorted = false;
+    Array.prototype.forEach.call(document.querySelectorAll('table.data'), function (t) {
+      if (sorted || !t.tHead || t.tBodies[0].rows.length < 2) { return; }
+      Array.prototype.forEach.call(t.tHead.rows[0].cells, function (th, col) {
+        if (sorted) { return; }
+        var numeric = th.getAttribute('data-type') === 'num';
+        var all = Array.prototype.every.call(t.tBodies[0].rows, function (r) {
+          return numeric ? r.cells[col] && r.cells[col].hasAttribute('data-v') : !isBlank(cellText(r, col));
+        });
+        if (!all) { return; }
+        th.click();
+        if (!ordered(keys(t, col, numeric), numeric, 1)) { problems.push('ascending sort failed: ' + th.textContent); }
+        th.click();
+        if (!ordered(keys(t, col, numeric), numeric, -1)) { problems.push('descending sort failed: ' + th.textContent); }
+        sorted = true;
+      });
+    });
+    if (!sorted) { problems.push('no sortable column found'); }
+    var table = document.querySelector('table.filterable');
+    if (table) {
+      var input = table.parentNode.previousElementSibling.querySelector('input');
+      var rows = table.tBodies[0].rows;
+      function visible() {
+        return Array.prototype.filter.call(rows, function (r) { return !r.hidden; }).length;
+      }
+      input.value = 'no-such-row-anywhere';
+      input.dispatchEvent(new Event('input'));
+      if (visible() !== 0) { problems.push('filter kept non-matching rows'); }
+      input.value = cellText(rows[0], 0);
+      input.dispatchEvent(new Event('input'));
+      if (visible() < 1) { problems.push('filter hid a matching row'); }
+      input.value = '';
+      input.dispatchEvent(new Event('input'));
+      if (visible() !== rows.length) { problems.push('clearing the filter did not show every row'); }
+    }
+    root.dataset.selfcheck = problems.length ? problems.join(' | ') : 'ok';
+  }
+
   try {
     init();
+    if (/[?&]selfcheck\b/.test(location.search)) { selfCheck(); }
   } catch (e) {
     note(e && e.message ? e.message : e);
     root.dataset.rendered = 'failed';
