@@ -97,9 +97,17 @@ fn svg_open(out: &mut String, title: &str, height: f64) {
     );
 }
 
-fn legend(out: &mut String, items: &[(String, &str)], y: f64) {
-    let mut x = 8.0;
+/// Legend swatches from baseline `y`, wrapping onto new rows; returns the SVG and the last
+/// row's baseline.
+fn legend(items: &[(String, &str)], y: f64) -> (String, f64) {
+    let mut out = String::new();
+    let (mut x, mut y) = (8.0, y);
     for (name, fill) in items {
+        let w = 24.0 + 6.5 * name.chars().count() as f64;
+        if x > 8.0 && x + w > WIDTH - 8.0 {
+            x = 8.0;
+            y += LEGEND_ROW;
+        }
         let _ = writeln!(
             out,
             "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{fill}\"/>\
@@ -109,9 +117,14 @@ fn legend(out: &mut String, items: &[(String, &str)], y: f64) {
             y,
             esc(name)
         );
-        x += 24.0 + 6.5 * name.chars().count() as f64;
+        x += w;
     }
+    (out, y)
 }
+
+const LEGEND_ROW: f64 = 16.0;
+/// Baseline of the first legend row, under the title.
+const LEGEND_Y: f64 = 38.0;
 
 /// One bar: a label (the instance), its series (the operation) and a value.
 #[derive(Clone, Debug, PartialEq)]
@@ -144,11 +157,6 @@ pub fn log_bars(c: &BarChart) -> Option<String> {
     let min = bars.iter().map(|b| b.value).fold(f64::INFINITY, f64::min);
     let max = bars.iter().map(|b| b.value).fold(0.0, f64::max);
     let axis = LogAxis::covering(min, max)?;
-    let top = 50.0;
-    let plot_h = ROW * bars.len() as f64;
-    let height = top + plot_h + 48.0;
-    let mut out = String::new();
-    svg_open(&mut out, c.title, height);
     let mut order = Vec::new();
     let mut items: Vec<(String, &str)> = Vec::new();
     for b in &bars {
@@ -157,13 +165,21 @@ pub fn log_bars(c: &BarChart) -> Option<String> {
             items.push((b.series.clone(), fill));
         }
     }
-    legend(&mut out, &items, 38.0);
+    let (legend_svg, legend_end) = legend(&items, LEGEND_Y);
+    let top = legend_end + 12.0;
+    let plot_h = ROW * bars.len() as f64;
+    let height = top + plot_h + 48.0;
+    let mut out = String::new();
+    svg_open(&mut out, c.title, height);
+    out.push_str(&legend_svg);
     grid(&mut out, &axis, top, top + plot_h, c.tick_text);
+    // Separators only help when a label has several bars.
+    let grouped = bars.windows(2).any(|w| w[0].label == w[1].label);
     let mut last_label: Option<&str> = None;
     for (i, b) in bars.iter().enumerate() {
         let y = top + ROW * i as f64;
         if last_label != Some(b.label.as_str()) {
-            if last_label.is_some() {
+            if last_label.is_some() && grouped {
                 let _ = writeln!(
                     out,
                     "<line class=\"sep\" x1=\"8\" x2=\"{BAR_RIGHT}\" y1=\"{y:.1}\" y2=\"{y:.1}\"/>"
@@ -257,10 +273,6 @@ pub fn log_scatter(c: &Scatter) -> Option<String> {
     };
     let xa = fold(|p| p.x)?;
     let ya = fold(|p| p.y)?;
-    let (x0, x1, y0, y1) = (90.0, WIDTH - 40.0, 56.0, 470.0);
-    let height = 520.0;
-    let mut out = String::new();
-    svg_open(&mut out, c.title, height);
     let mut order = Vec::new();
     let mut items: Vec<(String, &str)> = Vec::new();
     for p in &pts {
@@ -269,7 +281,13 @@ pub fn log_scatter(c: &Scatter) -> Option<String> {
             items.push((p.series.clone(), fill));
         }
     }
-    legend(&mut out, &items, 38.0);
+    let (legend_svg, legend_end) = legend(&items, LEGEND_Y);
+    let y0 = legend_end + 18.0;
+    let (x0, x1, y1) = (90.0, WIDTH - 40.0, y0 + 414.0);
+    let height = y1 + 50.0;
+    let mut out = String::new();
+    svg_open(&mut out, c.title, height);
+    out.push_str(&legend_svg);
     for t in xa.ticks() {
         let x = x0 + xa.frac(t) * (x1 - x0);
         let _ = writeln!(
@@ -353,22 +371,20 @@ pub fn share_bars(title: &str, rows: &[ShareRow]) -> Option<String> {
     if rows.is_empty() {
         return None;
     }
-    let top = 50.0;
+    let names = ["pseudohash/XOF/sm3", "DRNG", "other (candidate's own code)"];
+    let fills = [HASH_COLOUR, DRNG_COLOUR, OTHER_COLOUR];
+    let items: Vec<(String, &str)> = names
+        .iter()
+        .zip(fills)
+        .map(|(n, f)| (n.to_string(), f))
+        .collect();
+    let (legend_svg, legend_end) = legend(&items, LEGEND_Y);
+    let top = legend_end + 12.0;
     let height = top + ROW * rows.len() as f64 + 48.0;
     let width = BAR_RIGHT - BAR_LEFT;
     let mut out = String::new();
     svg_open(&mut out, title, height);
-    let names = ["pseudohash/XOF/sm3", "DRNG", "other (candidate's own code)"];
-    let fills = [HASH_COLOUR, DRNG_COLOUR, OTHER_COLOUR];
-    legend(
-        &mut out,
-        &names
-            .iter()
-            .zip(fills)
-            .map(|(n, f)| (n.to_string(), f))
-            .collect::<Vec<_>>(),
-        38.0,
-    );
+    out.push_str(&legend_svg);
     let y_end = top + ROW * rows.len() as f64;
     for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
         let x = BAR_LEFT + t * width;
@@ -457,22 +473,22 @@ pub fn ratio_chart(title: &str, axis_text: &str, rows: &[RatioRow]) -> Option<St
     }
     let owned: Vec<RatioRow> = rows.iter().map(|r| (*r).clone()).collect();
     let axis = ratio_axis(&owned);
-    let top = 50.0;
+    let (legend_svg, legend_end) = legend(
+        &[
+            ("B slower (changed)".to_string(), "#D55E00"),
+            ("B faster (changed)".to_string(), "#009E73"),
+            ("within noise".to_string(), "#7F7F7F"),
+        ],
+        LEGEND_Y,
+    );
+    let top = legend_end + 12.0;
     let y_end = top + ROW * rows.len() as f64;
     let height = y_end + 48.0;
     let width = BAR_RIGHT - BAR_LEFT;
     let px = |v: f64| BAR_LEFT + axis.frac(v) * width;
     let mut out = String::new();
     svg_open(&mut out, title, height);
-    legend(
-        &mut out,
-        &[
-            ("B slower (changed)".to_string(), "#D55E00"),
-            ("B faster (changed)".to_string(), "#009E73"),
-            ("within noise".to_string(), "#7F7F7F"),
-        ],
-        38.0,
-    );
+    out.push_str(&legend_svg);
     let candidates = [
         0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 0.8, 0.9, 1.0, 1.1, 1.25, 2.0, 5.0, 10.0, 20.0, 50.0,
         100.0,
@@ -671,6 +687,23 @@ mod tests {
         })
         .unwrap();
         assert_eq!(svg.matches("<circle").count(), 2);
+    }
+
+    #[test]
+    fn long_legends_wrap_inside_the_chart() {
+        let items: Vec<(String, &str)> =
+            (1..=40).map(|i| (format!("kem-{i}"), PALETTE[0])).collect();
+        let (svg, last) = legend(&items, LEGEND_Y);
+        assert!(last > LEGEND_Y + LEGEND_ROW, "40 names need several rows");
+        for x in svg.split("<text class=\"legend\" x=\"").skip(1) {
+            let x: f64 = x[..x.find('"').unwrap()].parse().unwrap();
+            assert!(
+                x + 6.5 * 6.0 <= WIDTH,
+                "legend text at {x} runs off the chart"
+            );
+        }
+        let (_, one) = legend(&items[..3], LEGEND_Y);
+        assert_eq!(one, LEGEND_Y);
     }
 
     #[test]
