@@ -15,6 +15,7 @@ use crate::report::model::{natural_cmp, op_rank};
 use crate::util::Failure;
 use anyhow::{Context, Result};
 use clap::Args;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -154,22 +155,23 @@ pub fn compare(a: &Dataset, b: &Dataset, time: bool) -> Result<Comparison> {
             load::op_key(&r.operation, r.input_bytes),
         )
     };
+    let b_by_key: BTreeMap<_, &Record> = b
+        .records
+        .iter()
+        .map(|r| (key(&r.record), &r.record))
+        .collect();
+    let a_keys: BTreeSet<_> = a.records.iter().map(|r| key(&r.record)).collect();
     let mut pairs: Vec<(&Record, &Record)> = Vec::new();
     let mut only_a = Vec::new();
     let mut only_b = Vec::new();
     for ra in a.records.iter().map(|r| &r.record) {
-        match b
-            .records
-            .iter()
-            .map(|r| &r.record)
-            .find(|rb| key(rb) == key(ra))
-        {
+        match b_by_key.get(&key(ra)) {
             Some(rb) => pairs.push((ra, rb)),
             None => only_a.push(key_text(ra)),
         }
     }
     for rb in b.records.iter().map(|r| &r.record) {
-        if !a.records.iter().any(|ra| key(&ra.record) == key(rb)) {
+        if !a_keys.contains(&key(rb)) {
             only_b.push(key_text(rb));
         }
     }
