@@ -47,6 +47,10 @@ pub enum Cmd {
     Publish(crate::dataset::publish::PublishArgs),
     /// Render the Markdown pages of a dataset (or check them byte for byte).
     Report(crate::report::ReportArgs),
+    /// Write a static HTML site (index, summaries, candidate pages, charts) from datasets.
+    Site(crate::report::site::SiteArgs),
+    /// Ratios B/A per instance and operation with confidence intervals and change flags.
+    Compare(crate::report::compare::CompareArgs),
     /// Recompute every figure of a dataset from its raw evidence.
     Validate(crate::dataset::validate::ValidateArgs),
     /// Write catalog files (systems, sizes, …) for a dataset ngcc-perf measured.
@@ -82,6 +86,8 @@ pub fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Cmd::Kat(a) => crate::kat::run(a),
         Cmd::Publish(a) => crate::dataset::publish::run(a),
         Cmd::Report(a) => crate::report::run(a),
+        Cmd::Site(a) => crate::report::site::run(a),
+        Cmd::Compare(a) => crate::report::compare::run(a),
         Cmd::Validate(a) => crate::dataset::validate::run(a),
         Cmd::Catalog(a) => crate::dataset::catalog_init::run(a),
         Cmd::Bench(a) => crate::measure::bench::run(a),

@@ -3,9 +3,11 @@
 
 pub mod candidate_page;
 pub mod catalog;
+pub mod compare;
 pub mod format;
 pub mod method;
 pub mod model;
+pub mod site;
 pub mod summary;
 pub mod survey;
 

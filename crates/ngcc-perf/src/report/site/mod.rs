@@ -1,0 +1,368 @@
+//! `ngcc-perf site`: a static HTML site from one or more published datasets (one per
+//! system). Pure functions from (datasets, catalogs) to files — no clock, environment or
+//! randomness — so the same inputs give the same bytes. Works from `file://`: relative links
+//! only, one small stylesheet and script, SVG charts inline.
+//!
+//! Layout: `index.html`, `assets/`, `survey.html` (first system of systems.csv only) and per
+//! system `<sys>/summary.html`, `<sys>/method.html`, `<sys>/<cand>.html`.
+
+pub mod assets;
+pub mod candidate;
+pub mod charts;
+pub mod figures;
+pub mod html;
+pub mod index;
+pub mod markdown;
+pub mod metric;
+pub mod summary;
+
+use crate::dataset::load::{self, Dataset};
+use crate::report::catalog::Catalogs;
+use crate::report::model::View;
+use crate::report::{Page, candidate_page, method, survey, system_of};
+use crate::util::Failure;
+use anyhow::{Context, Result};
+use clap::Args;
+use html::{Banner, Shell};
+use metric::Metric;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct SiteArgs {
+    /// Published datasets, one per system (campaign.json's system_id names the system).
+    #[arg(required = true, value_name = "DATASET")]
+    pub datasets: Vec<PathBuf>,
+    /// Folder with systems.csv, downloads.csv, external_sizes.csv, kat_issues.csv, ….
+    #[arg(long)]
+    pub catalog: PathBuf,
+    /// Output folder of the site; `index.html` is its entry page.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// One file of the site: path relative to the site root, and its bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SiteFile {
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+/// One system: its view, the metric of its charts, its banners and its Markdown pages.
+pub struct SystemSite<'a> {
+    pub view: View<'a>,
+    pub metric: Metric,
+    pub banners: Vec<Banner>,
+    pub pages: Vec<Page>,
+    pub candidates: Vec<String>,
+}
+
+impl SystemSite<'_> {
+    pub fn sys(&self) -> &str {
+        self.view.sys
+    }
+}
+
+/// Every system of the site and where each Markdown page went.
+pub struct Site<'a> {
+    pub systems: Vec<SystemSite<'a>>,
+    /// Markdown page path (`kem-38/perf_arm_1.md`) → site path (`arm_1/kem-38.html`).
+    pub md_to_html: BTreeMap<String, String>,
+}
+
+pub const INDEX: &str = "index.html";
+pub const SURVEY: &str = "survey.html";
+
+pub fn summary_path(sys: &str) -> String {
+    format!("{sys}/summary.html")
+}
+
+pub fn method_path(sys: &str) -> String {
+    format!("{sys}/method.html")
+}
+
+pub fn candidate_path(sys: &str, cand: &str) -> String {
+    format!("{sys}/{cand}.html")
+}
+
+/// Ids become folder and file names: refuse anything that could leave the output folder.
+fn check_name(kind: &str, id: &str) -> Result<()> {
+    let ok = !id.is_empty()
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(Failure::usage(format!(
+            "{kind} id {id:?} cannot be used as a file name (letters, digits, `-`, `_`, `.` only)"
+        )))
+    }
+}
+
+/// The banners of a system: host not fixed (warning) and a counter that is not core cycles.
+pub fn banners(view: &View) -> Vec<Banner> {
+    let sys = view.sys;
+    view.honesty_rows(view.ds.records.iter().map(|r| &r.record))
+        .into_iter()
+        .map(|(item, value)| {
+            let value = markdown::plain(&value);
+            if item == "host state" {
+                Banner {
+                    kind: "warn",
+                    text: format!("System {sys}: host {value}."),
+                }
+            } else {
+                Banner {
+                    kind: "info",
+                    text: format!("System {sys}: cycle counter is {value}."),
+                }
+            }
+        })
+        .collect()
+}
+
+impl<'a> Site<'a> {
+    /// Builds the views and Markdown pages of every dataset. `sys_ids[i]` is the system of
+    /// `datasets[i]`.
+    pub fn new(
+        datasets: &'a [Dataset],
+        sys_ids: &'a [String],
+        cat: &'a Catalogs,
+    ) -> Result<Site<'a>> {
+        let mut systems = Vec::new();
+        let mut md_to_html = BTreeMap::new();
+        for (ds, sys) in datasets.iter().zip(sys_ids) {
+            check_name("system", sys)?;
+            let view = View::new(ds, cat, sys)?;
+            let candidates = view.candidates();
+            for c in &candidates {
+                check_name("candidate", c)?;
+                md_to_html.insert(candidate_page::path(c, sys), candidate_path(sys, c));
+            }
+            md_to_html.insert(crate::report::summary::path(sys), summary_path(sys));
+            md_to_html.insert(method::path(sys), method_path(sys));
+            let pages =
+                crate::report::render_all(ds, cat, sys).with_context(|| format!("system {sys}"))?;
+            if pages.iter().any(|p| p.path == survey::PATH) {
+                md_to_html.insert(survey::PATH.to_string(), SURVEY.to_string());
+            }
+            systems.push(SystemSite {
+                metric: Metric::of(ds),
+                banners: banners(&view),
+                view,
+                pages,
+                candidates,
+            });
+        }
+        Ok(Site {
+            systems,
+            md_to_html,
+        })
+    }
+
+    /// Link resolver for a Markdown page `md_from` rendered at site path `html_from`.
+    pub fn linker<'s>(
+        &'s self,
+        md_from: &'s str,
+        html_from: &'s str,
+    ) -> impl Fn(&str) -> Option<String> + 's {
+        move |target: &str| {
+            if target.starts_with("https://")
+                || target.starts_with("http://")
+                || target.starts_with("mailto:")
+                || target.starts_with('#')
+            {
+                return Some(target.to_string());
+            }
+            let (path, fragment) = match target.split_once('#') {
+                Some((p, f)) => (p, format!("#{f}")),
+                None => (target, String::new()),
+            };
+            let dir = md_from.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+            let resolved = html::normalize(&format!("{dir}/{path}"))?;
+            let to = self.md_to_html.get(&resolved)?;
+            Some(format!("{}{fragment}", html::rel_href(html_from, to)))
+        }
+    }
+
+    /// Systems (in dataset order) on which `cand` has a page.
+    pub fn systems_with(&self, cand: &str) -> Vec<&str> {
+        self.systems
+            .iter()
+            .filter(|s| s.candidates.iter().any(|c| c == cand))
+            .map(|s| s.sys())
+            .collect()
+    }
+
+    /// Every candidate of every system, in id order.
+    pub fn all_candidates(&self) -> Vec<String> {
+        let mut all: Vec<String> = self
+            .systems
+            .iter()
+            .flat_map(|s| s.candidates.iter().cloned())
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    }
+}
+
+/// Renders every file of the site.
+pub fn render_site(datasets: &[Dataset], cat: &Catalogs) -> Result<Vec<SiteFile>> {
+    let mut sys_ids = Vec::new();
+    for ds in datasets {
+        let sys = system_of(ds, None).with_context(|| ds.root.display().to_string())?;
+        if sys_ids.contains(&sys) {
+            return Err(Failure::usage(format!(
+                "two datasets are both system {sys}; give one dataset per system (compare runs with `ngcc-perf compare`)"
+            )));
+        }
+        sys_ids.push(sys);
+    }
+    let site = Site::new(datasets, &sys_ids, cat)?;
+    let mut files = vec![
+        SiteFile {
+            path: INDEX.into(),
+            bytes: index::render(&site)?.into_bytes(),
+        },
+        SiteFile {
+            path: html::CSS_PATH.into(),
+            bytes: assets::CSS.as_bytes().to_vec(),
+        },
+        SiteFile {
+            path: html::JS_PATH.into(),
+            bytes: assets::JS.as_bytes().to_vec(),
+        },
+    ];
+    for s in &site.systems {
+        let sys = s.sys();
+        for page in &s.pages {
+            let (path, text) = if page.path == survey::PATH {
+                (
+                    SURVEY.to_string(),
+                    plain_page(&site, s, page, SURVEY, false),
+                )
+            } else if page.path == method::path(sys) {
+                let p = method_path(sys);
+                let t = plain_page(&site, s, page, &p, true);
+                (p, t)
+            } else if page.path == crate::report::summary::path(sys) {
+                let p = summary_path(sys);
+                let t = summary::render(&site, s, &page.text)?;
+                (p, t)
+            } else {
+                let cand = s
+                    .candidates
+                    .iter()
+                    .find(|c| candidate_page::path(c, sys) == page.path)
+                    .with_context(|| format!("unexpected page {}", page.path))?;
+                (
+                    candidate_path(sys, cand),
+                    candidate::render(&site, s, cand, &page.text)?,
+                )
+            };
+            files.push(SiteFile {
+                path,
+                bytes: text.into_bytes(),
+            });
+        }
+    }
+    Ok(files)
+}
+
+/// Title of a Markdown page: its first `# ` heading.
+pub fn md_title(md: &str) -> String {
+    md.lines()
+        .find_map(|l| l.strip_prefix("# "))
+        .map(markdown::plain)
+        .unwrap_or_default()
+}
+
+/// Method and survey pages: the Markdown converted, with the system's banners (method).
+fn plain_page(site: &Site, s: &SystemSite, page: &Page, path: &str, with_banners: bool) -> String {
+    let title = md_title(&page.text);
+    let links = site.linker(&page.path, path);
+    let body = markdown::to_html(&page.text, &links, 12);
+    let sys = s.sys();
+    let crumbs = if with_banners {
+        vec![
+            ("Index".to_string(), Some(INDEX.to_string())),
+            (format!("System {sys}"), Some(summary_path(sys))),
+            ("method".to_string(), None),
+        ]
+    } else {
+        vec![
+            ("Index".to_string(), Some(INDEX.to_string())),
+            ("symmetric survey".to_string(), None),
+        ]
+    };
+    let banners: &[Banner] = if with_banners { &s.banners } else { &[] };
+    Shell {
+        path,
+        title: &title,
+        crumbs,
+        banners,
+    }
+    .render(&body)
+}
+
+/// Loads the datasets and catalogs, renders and writes the site; returns `index.html`.
+pub fn write_site(datasets: &[PathBuf], catalog: &Path, out: &Path) -> Result<PathBuf> {
+    write_site_files(datasets, catalog, out).map(|(index, _)| index)
+}
+
+fn write_site_files(
+    datasets: &[PathBuf],
+    catalog: &Path,
+    out: &Path,
+) -> Result<(PathBuf, Vec<SiteFile>)> {
+    let loaded = datasets
+        .iter()
+        .map(|d| load::load(d))
+        .collect::<Result<Vec<_>>>()?;
+    let cat = Catalogs::load(catalog)?;
+    let files = render_site(&loaded, &cat)?;
+    for f in &files {
+        crate::util::atomic_write(&out.join(&f.path), &f.bytes)?;
+    }
+    Ok((out.join(INDEX), files))
+}
+
+pub fn run(args: SiteArgs) -> Result<ExitCode> {
+    let (index, files) = write_site_files(&args.datasets, &args.catalog, &args.out)?;
+    let pages = files.iter().filter(|f| f.path.ends_with(".html")).count();
+    let bytes: usize = files.iter().map(|f| f.bytes.len()).sum();
+    print_stdout(&format!(
+        "site: {} system(s), {pages} pages, {} files, {bytes} bytes in {}\n{}\n",
+        args.datasets.len(),
+        files.len(),
+        args.out.display(),
+        index.display()
+    ));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes to stdout; a reader that went away (`| head`) is not an error worth a panic.
+pub fn print_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_that_would_escape_the_site_are_refused() {
+        for bad in ["", "..", ".hidden", "a/b", "a\\b", "kem 1", "x<y"] {
+            assert!(check_name("candidate", bad).is_err(), "{bad:?}");
+        }
+        for good in ["kem-38", "arm_1", "sign-19", "hash-1.2"] {
+            assert!(check_name("candidate", good).is_ok(), "{good}");
+        }
+    }
+}
