@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct DemoArgs {
-    /// Output folder: candidates/, run/, dataset/, catalog/, pages/.
+    /// Output folder: candidates/, run/, dataset/, catalog/, pages/, site/.
     #[arg(long, default_value = "demo-out")]
     pub out: PathBuf,
     /// Seconds of timed work per trial (the demo keeps it short).
@@ -98,9 +98,16 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         system: Some(args.system.clone()),
     })
     .context("rendering the pages")?;
+    let index = crate::report::site::write_site(
+        std::slice::from_ref(&dataset),
+        &catalog,
+        &out.join("site"),
+    )
+    .context("writing the HTML site")?;
     print_results(&dataset)?;
     println!("demo: dataset {}", dataset.display());
     println!("demo: pages   {}", pages.display());
+    println!("demo: site    {}", index.display());
     println!("demo: done in {:.0} s", t0.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
 }

@@ -31,16 +31,30 @@ fn toy_kem_is_measured_and_every_figure_recomputes() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
     let out = campaign(&run, "all", &["--allow-unfixed-host"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for op in ["keygen", "enc", "dec"] {
         let path = run.join(format!("records/zoo-nist/toy-ok__{op}.json"));
         let rec: Record = ngcc_perf::util::read_json(&path).unwrap();
-        assert_eq!(rec.status, "complete", "{op}: {:?}", rec.processes.iter().map(|p| &p.stderr).collect::<Vec<_>>());
+        assert_eq!(
+            rec.status,
+            "complete",
+            "{op}: {:?}",
+            rec.processes.iter().map(|p| &p.stderr).collect::<Vec<_>>()
+        );
         let st = rec.stats.as_ref().unwrap();
         assert!(st.measurements >= 100, "{op}: n = {}", st.measurements);
-        assert_eq!(rec.processes.len(), 5, "five trials, each in a fresh process");
+        assert_eq!(
+            rec.processes.len(),
+            5,
+            "five trials, each in a fresh process"
+        );
         assert!(rec.processes.iter().all(|p| p.trials.len() == 1));
-        let again = ngcc_perf::measure::stats::record_stats(&rec.processes, rec.input_bytes).unwrap();
+        let again =
+            ngcc_perf::measure::stats::record_stats(&rec.processes, rec.input_bytes).unwrap();
         assert_eq!(again.mean_seconds, st.mean_seconds);
         assert_eq!(again.median_trial_seconds, st.median_trial_seconds);
         assert_eq!(again.operations_per_second, st.operations_per_second);
@@ -52,20 +66,52 @@ fn toy_kem_is_measured_and_every_figure_recomputes() {
         assert!(rec.environment.contains_key("cpu_model"));
         assert_eq!(x.host_fixed, x.host_problems.is_empty());
     }
-    assert!(run.join("setup/zoo-nist/toy-ok__dec/setup.json").is_file(), "dec setup is saved once");
+    assert!(
+        run.join("setup/zoo-nist/toy-ok__dec/setup.json").is_file(),
+        "dec setup is saved once"
+    );
     // Resume: nothing left to do, records untouched.
     let before = std::fs::read(run.join("records/zoo-nist/toy-ok__enc.json")).unwrap();
     let out = campaign(&run, "calibrate,measure", &["--allow-unfixed-host"]);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("0 operations planned"));
-    assert_eq!(before, std::fs::read(run.join("records/zoo-nist/toy-ok__enc.json")).unwrap());
+    assert_eq!(
+        before,
+        std::fs::read(run.join("records/zoo-nist/toy-ok__enc.json")).unwrap()
+    );
     // Publish, catalog, validate.
     let ds = dir.path().join("ds");
     let cat = dir.path().join("cat");
-    run_ok(&["publish", "--run", run.to_str().unwrap(), "--system", "test_1", "--out", ds.to_str().unwrap()]);
-    run_ok(&["catalog", ds.to_str().unwrap(), "--out", cat.to_str().unwrap()]);
-    let out = bin().args(["validate", ds.to_str().unwrap(), "--catalog", cat.to_str().unwrap()]).output().unwrap();
-    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    run_ok(&[
+        "publish",
+        "--run",
+        run.to_str().unwrap(),
+        "--system",
+        "test_1",
+        "--out",
+        ds.to_str().unwrap(),
+    ]);
+    run_ok(&[
+        "catalog",
+        ds.to_str().unwrap(),
+        "--out",
+        cat.to_str().unwrap(),
+    ]);
+    let out = bin()
+        .args([
+            "validate",
+            ds.to_str().unwrap(),
+            "--catalog",
+            cat.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -77,10 +123,16 @@ fn measuring_refuses_an_unfixed_host_unless_allowed() {
     }
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
-    assert!(campaign(&run, "build,kat", &[]).status.success(), "build and kat are never refused");
+    assert!(
+        campaign(&run, "build,kat", &[]).status.success(),
+        "build and kat are never refused"
+    );
     let out = campaign(&run, "calibrate", &[]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("refusing to measure on an unfixed host"), "{err}");
+    assert!(
+        err.contains("refusing to measure on an unfixed host"),
+        "{err}"
+    );
     assert!(err.contains("HOST: "), "{err}");
 }
