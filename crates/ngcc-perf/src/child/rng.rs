@@ -24,6 +24,9 @@ pub fn draw(n: usize) -> Vec<u8> {
 }
 
 /// The callback handed to `ngcc_set_randombytes`.
+///
+/// # Safety
+/// `out` must point to at least `n` writable bytes.
 pub unsafe extern "C" fn host_randombytes(out: *mut u8, n: usize) -> c_int {
     let mut guard = SOURCE.lock().unwrap_or_else(|e| e.into_inner());
     let Some(src) = guard.as_mut() else { return -1 };
