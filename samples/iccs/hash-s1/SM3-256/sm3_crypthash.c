@@ -18,6 +18,23 @@ static uint32_t load_be32(const unsigned char *p) {
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
 }
 
+/* One round; FF/GG are chosen by the caller's loop so the hot loop has no branches. */
+#define SM3_ROUND(FF, GG, TJ)                                                  \
+    do {                                                                       \
+        uint32_t a12 = rotl(a, 12);                                            \
+        uint32_t ss1 = rotl(a12 + e + (TJ), 7);                                \
+        uint32_t tt1 = (FF) + d + (ss1 ^ a12) + (w[j] ^ w[j + 4]);             \
+        uint32_t tt2 = (GG) + h + ss1 + w[j];                                  \
+        d = c;                                                                 \
+        c = rotl(b, 9);                                                        \
+        b = a;                                                                 \
+        a = tt1;                                                               \
+        h = g;                                                                 \
+        g = rotl(f, 19);                                                       \
+        f = e;                                                                 \
+        e = p0(tt2);                                                           \
+    } while (0)
+
 static void compress(uint32_t v[8], const unsigned char *block) {
     uint32_t w[68];
     uint32_t a = v[0], b = v[1], c = v[2], d = v[3], e = v[4], f = v[5], g = v[6], h = v[7];
@@ -28,23 +45,11 @@ static void compress(uint32_t v[8], const unsigned char *block) {
     for (j = 16; j < 68; j++) {
         w[j] = p1(w[j - 16] ^ w[j - 9] ^ rotl(w[j - 3], 15)) ^ rotl(w[j - 13], 7) ^ w[j - 6];
     }
-    for (j = 0; j < 64; j++) {
-        uint32_t t = j < 16 ? 0x79CC4519u : 0x7A879D8Au;
-        uint32_t a12 = rotl(a, 12);
-        uint32_t ss1 = rotl(a12 + e + rotl(t, j), 7);
-        uint32_t ss2 = ss1 ^ a12;
-        uint32_t ff = j < 16 ? (a ^ b ^ c) : ((a & b) | (a & c) | (b & c));
-        uint32_t gg = j < 16 ? (e ^ f ^ g) : ((e & f) | (~e & g));
-        uint32_t tt1 = ff + d + ss2 + (w[j] ^ w[j + 4]);
-        uint32_t tt2 = gg + h + ss1 + w[j];
-        d = c;
-        c = rotl(b, 9);
-        b = a;
-        a = tt1;
-        h = g;
-        g = rotl(f, 19);
-        f = e;
-        e = p0(tt2);
+    for (j = 0; j < 16; j++) {
+        SM3_ROUND(a ^ b ^ c, e ^ f ^ g, rotl(0x79CC4519u, j));
+    }
+    for (j = 16; j < 64; j++) {
+        SM3_ROUND((a & b) | (a & c) | (b & c), (e & f) | (~e & g), rotl(0x7A879D8Au, j));
     }
     v[0] ^= a;
     v[1] ^= b;
