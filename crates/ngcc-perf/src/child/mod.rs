@@ -3,6 +3,7 @@
 //! fd 3. Candidate code may crash or hang; the orchestrator classifies that from outside.
 
 pub mod guard;
+pub mod kat_iccs;
 pub mod kat_nist;
 pub mod library;
 pub mod limits;
@@ -33,6 +34,7 @@ pub fn run(args: ChildArgs) -> Result<ExitCode> {
         Request::Kat(job) => serde_json::to_vec(&kat(&job))?,
         Request::Calibrate(job) => serde_json::to_vec(&op_job(&job, t_start, measure::calibrate))?,
         Request::Trial(job) => serde_json::to_vec(&op_job(&job, t_start, measure::trial))?,
+        Request::Vectors(job) => serde_json::to_vec(&kat_iccs::vectors(&job))?,
     };
     // SAFETY: fd 3 is the result pipe the orchestrator set up for this process.
     let mut pipe = unsafe { std::fs::File::from_raw_fd(3) };
@@ -56,10 +58,7 @@ fn kat(job: &protocol::KatJob) -> KatOutput {
     out.meta = Some(lib.meta.clone());
     let res = match job.api {
         crate::candidate::Api::Nist => kat_nist::run(job, &lib, &mut out),
-        crate::candidate::Api::Iccs => Err((
-            "NOKAT".to_string(),
-            "ICCS KAT flows are not built yet".to_string(),
-        )),
+        crate::candidate::Api::Iccs => kat_iccs::run(job, &lib, &mut out),
     };
     match res {
         Ok(()) => out.status = "ok".into(),

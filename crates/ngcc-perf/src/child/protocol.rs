@@ -10,6 +10,7 @@ pub enum Request {
     Kat(KatJob),
     Calibrate(OpJob),
     Trial(OpJob),
+    Vectors(VectorsJob),
 }
 
 /// Limits the child applies to itself before loading candidate code.
@@ -76,6 +77,37 @@ pub struct KatOutput {
     /// Sandbox facts: whether the network namespace could be dropped, etc.
     #[serde(default)]
     pub sandbox: String,
+    /// KAT files deliberately not generated (hash files skipped by `quick`).
+    #[serde(default)]
+    pub skipped: Vec<String>,
+}
+
+/// Cross-checks two builds of the same code: one keygen/enc/dec (or keygen/sign/verify) with
+/// all randomness from an ICCS Hash_DRBG seeded with `seed`. ICCS libraries use their own
+/// DRNG (`ngcc_seed`); NIST libraries get one model Generate per `randombytes` call, so both
+/// see the same bytes.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct VectorsJob {
+    pub limits: Limits,
+    pub library: PathBuf,
+    pub kind: Kind,
+    pub api: Api,
+    /// Hex.
+    pub seed: String,
+    /// Hex; the message signed (sig only).
+    #[serde(default)]
+    pub message: String,
+}
+
+/// `values` are (name, uppercase hex): pk, sk, ct, ss, ss_dec for a KEM; pk, sk, sig for a
+/// signature. `status` is `ok` or the failure status.
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct VectorsOutput {
+    pub status: String,
+    #[serde(default)]
+    pub detail: Option<String>,
+    #[serde(default)]
+    pub values: Vec<(String, String)>,
 }
 
 /// One operation of one library: calibrate it (and save its setup), or time it.

@@ -15,6 +15,8 @@ pub struct LogInput<'a> {
     pub records: u32,
     /// (path relative to the run, bytes, digest line) per file written.
     pub files: &'a [(String, u64, String)],
+    /// Lines shown before the RESULT line (e.g. hash files skipped by --quick).
+    pub notes: &'a [String],
     pub sandbox: &'a str,
     pub status: &'a str,
     pub detail: Option<&'a str>,
@@ -80,6 +82,9 @@ pub fn render(i: &LogInput) -> String {
     for (path, bytes, digest) in i.files {
         let _ = writeln!(s, "wrote  {path} ({bytes} bytes)");
         let _ = writeln!(s, "{digest}");
+    }
+    for note in i.notes {
+        let _ = writeln!(s, "note   {note}");
     }
     let detail = i.detail.map(|d| d.replace('\n', " ")).unwrap_or_default();
     let _ = writeln!(s, "RESULT {} {} {} {}", i.cand, i.label, i.status, detail);

@@ -1,6 +1,7 @@
 //! Running one instance's KAT in a sandboxed child and judging it.
 
 use super::log::{self, LogInput};
+use super::manifest::{LineMode, Manifest, digest};
 use crate::campaign::rundir::RunDir;
 use crate::campaign::sandbox::{self, Exit, Spec};
 use crate::candidate::{Api, Candidate, Instance};
@@ -8,6 +9,7 @@ use crate::child::protocol::{KatJob, KatOutput, Limits, Request};
 use crate::dataset::schema::BuildEntry;
 use crate::util::{atomic_write, sha256_file};
 use anyhow::Result;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 #[derive(Debug, Clone)]
@@ -44,6 +46,7 @@ pub fn run_kat(
     let out_dir = run.katgen_dir(&cand.id, &inst.label);
     let _ = std::fs::remove_dir_all(&out_dir);
     std::fs::create_dir_all(&out_dir)?;
+    let count = inst.kat_count.unwrap_or(10);
     let job = KatJob {
         limits: Limits {
             address_space: Some(16 << 30),
@@ -56,7 +59,7 @@ pub fn run_kat(
         api: cand.api,
         rng: inst.kat_rng().to_string(),
         out_dir: out_dir.clone(),
-        count: inst.kat_count.unwrap_or(10),
+        count,
         quick: opts.quick,
     };
     let spec = Spec {
@@ -83,12 +86,23 @@ pub fn run_kat(
         ),
     };
     let mut files = Vec::new();
+    let mut notes = Vec::new();
     if status == "ok" {
-        let written = output.as_ref().map(|o| o.files.clone()).unwrap_or_default();
-        let (s, d, lines) = judge(cand, inst, run, &out_dir, &written)?;
-        status = s;
-        detail = d;
-        files = lines;
+        let empty = KatOutput::default();
+        let judged = judge(
+            cand,
+            inst,
+            run,
+            &out_dir,
+            output.as_ref().unwrap_or(&empty),
+            count,
+        )?;
+        status = judged.status;
+        detail = judged.detail;
+        files = judged.files;
+        notes = judged.notes;
+    } else if let Some(o) = output.as_ref().filter(|o| !o.skipped.is_empty()) {
+        notes.push(format!("quick: not generated: {}", o.skipped.join(", ")));
     }
     let meta = output.as_ref().and_then(|o| o.meta.clone());
     let candidate_output = [outcome.stdout.trim_end(), outcome.stderr.trim_end()]
@@ -108,6 +122,7 @@ pub fn run_kat(
         timing: output.as_ref().map(|o| &o.timing).unwrap_or(&empty),
         records: output.as_ref().map(|o| o.records).unwrap_or(0),
         files: &files,
+        notes: &notes,
         sandbox: output.as_ref().map(|o| o.sandbox.as_str()).unwrap_or(""),
         status: &status,
         detail: detail.as_deref(),
@@ -120,25 +135,44 @@ pub fn run_kat(
     })
 }
 
-/// A written KAT file for the log: (path relative to the run, bytes, digest line).
-type FileLine = (String, u64, String);
-/// Status, detail and the files judged.
-type Judged = (String, Option<String>, Vec<FileLine>);
+/// What the log shows per generated file: (path relative to the run, bytes, digest line).
+type FileLines = Vec<(String, u64, String)>;
+
+/// The outcome of comparing generated files with the expected digests.
+struct Judged {
+    status: String,
+    detail: Option<String>,
+    files: FileLines,
+    notes: Vec<String>,
+}
+
+impl Judged {
+    fn new(status: &str, detail: Option<String>, files: FileLines) -> Judged {
+        Judged {
+            status: status.into(),
+            detail,
+            files,
+            notes: Vec::new(),
+        }
+    }
+}
 
 /// Compares generated files with the expected digests: PASS, MISMATCH or NOKAT.
 fn judge(
     cand: &Candidate,
     inst: &Instance,
     run: &RunDir,
-    out_dir: &std::path::Path,
-    written: &[String],
+    out_dir: &Path,
+    output: &KatOutput,
+    count: u32,
 ) -> Result<Judged> {
-    let mut lines = Vec::new();
+    let written = &output.files;
     match cand.api {
         Api::Nist => {
+            let mut lines = Vec::new();
             let Some(name) = written.first() else {
-                return Ok((
-                    "NOKAT".into(),
+                return Ok(Judged::new(
+                    "NOKAT",
                     Some("no KAT text was produced".into()),
                     lines,
                 ));
@@ -156,14 +190,14 @@ fn judge(
                 ),
             ));
             Ok(match expected {
-                None => (
-                    "NOKAT".into(),
+                None => Judged::new(
+                    "NOKAT",
                     Some("the manifest gives no kat.sha256".into()),
                     lines,
                 ),
-                Some(e) if e.eq_ignore_ascii_case(&got) => ("PASS".into(), None, lines),
-                Some(e) => (
-                    "MISMATCH".into(),
+                Some(e) if e.eq_ignore_ascii_case(&got) => Judged::new("PASS", None, lines),
+                Some(e) => Judged::new(
+                    "MISMATCH",
                     Some(format!(
                         "sha256 {} != expected {}",
                         &got[..16],
@@ -173,10 +207,110 @@ fn judge(
                 ),
             })
         }
-        Api::Iccs => Ok((
-            "NOKAT".into(),
-            Some("ICCS KAT manifests are not checked yet".into()),
-            lines,
-        )),
+        Api::Iccs => judge_iccs(cand, inst, run, out_dir, output, count),
     }
+}
+
+/// The candidate's kat.sha256: `kat.manifest` if given, else `kat.sha256` next to
+/// candidate.toml (the reference layout).
+pub fn manifest_path(cand: &Candidate, inst: &Instance) -> Result<PathBuf> {
+    match inst.kat.as_ref().and_then(|k| k.manifest.as_deref()) {
+        Some(m) => cand.resolve(&cand.root, m),
+        None => Ok(cand.root.join("kat.sha256")),
+    }
+}
+
+/// ICCS: every generated file needs a matching manifest line (reference §4.5), and every
+/// manifest line of this label a generated file (unless `quick` skipped it on purpose).
+fn judge_iccs(
+    cand: &Candidate,
+    inst: &Instance,
+    run: &RunDir,
+    out_dir: &Path,
+    output: &KatOutput,
+    count: u32,
+) -> Result<Judged> {
+    let path = manifest_path(cand, inst)?;
+    let shown = path
+        .strip_prefix(cand.root.parent().unwrap_or(&cand.root))
+        .unwrap_or(&path)
+        .display()
+        .to_string();
+    let manifest = match std::fs::read_to_string(&path) {
+        Ok(text) => Manifest::parse(&text).map_err(|e| format!("{shown}: {e:#}")),
+        Err(_) => Err(format!("no kat.sha256 manifest ({shown} is missing)")),
+    };
+    let (mut mismatched, mut unknown) = (Vec::new(), Vec::new());
+    let mut files = Vec::new();
+    for file in &output.files {
+        let fpath = out_dir.join(file);
+        let bytes = std::fs::read(&fpath)?;
+        let text = String::from_utf8_lossy(&bytes);
+        let entry = manifest
+            .as_ref()
+            .ok()
+            .and_then(|m| m.lookup(&inst.label, file));
+        let mode = entry.map(|e| e.mode).unwrap_or(LineMode::STRICT);
+        let got = digest(&text, mode);
+        files.push((
+            run.rel(&fpath),
+            bytes.len() as u64,
+            format!("manifest {got} {mode} {file}"),
+        ));
+        match entry {
+            None => unknown.push(format!("kat.sha256 has no line for {}/{file}", inst.label)),
+            Some(e) => match e.mode.records {
+                Some(n) if n != count => mismatched.push(format!(
+                    "{file}: kat.sha256 covers {n} records, the run wrote {count}"
+                )),
+                _ if e.sha256 != got => {
+                    let hint = if count != 10 && e.mode.records.is_none() {
+                        format!(" (the run wrote {count} records)")
+                    } else {
+                        String::new()
+                    };
+                    mismatched.push(format!(
+                        "{file}: sha256 {} differs from kat.sha256 {}{hint}",
+                        &got[..16],
+                        &e.sha256[..16]
+                    ));
+                }
+                _ => {}
+            },
+        }
+    }
+    let mut judged = if !mismatched.is_empty() {
+        Judged::new("MISMATCH", Some(mismatched.join("; ")), files)
+    } else {
+        match &manifest {
+            Err(e) => Judged::new("NOKAT", Some(e.clone()), files),
+            Ok(m) => {
+                for name in m.files_of(&inst.label) {
+                    if !output.files.iter().any(|f| f == name)
+                        && !output.skipped.iter().any(|f| f == name)
+                    {
+                        unknown.push(format!(
+                            "kat.sha256 names {}/{name}, which the run did not produce",
+                            inst.label
+                        ));
+                    }
+                }
+                if !unknown.is_empty() {
+                    Judged::new("NOKAT", Some(unknown.join("; ")), files)
+                } else if output.files.is_empty() {
+                    Judged::new("NOKAT", Some("no KAT text was produced".into()), files)
+                } else {
+                    Judged::new("PASS", None, files)
+                }
+            }
+        }
+    };
+    if !output.skipped.is_empty() {
+        let note = format!("quick: not generated: {}", output.skipped.join(", "));
+        if judged.status == "PASS" {
+            judged.detail = Some(note.clone());
+        }
+        judged.notes.push(note);
+    }
+    Ok(judged)
 }
