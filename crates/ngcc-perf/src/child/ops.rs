@@ -536,11 +536,13 @@ impl<'l> Runner<'l> {
          -> i32 {
             match timed {
                 Some((want, counter)) if *want == step => {
-                    counter.start();
+                    // The counter brackets the step tightly; the clock reads sit outside it
+                    // (for a step of a few hundred cycles they would dominate).
                     let t0 = monotonic_raw_ns();
+                    counter.start();
                     let rc = f();
-                    let t1 = monotonic_raw_ns();
                     let c = counter.stop();
+                    let t1 = monotonic_raw_ns();
                     if let Some(a) = acc.as_deref_mut() {
                         a.0 += t1 - t0;
                         a.1 += c;
