@@ -74,6 +74,8 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         allow_unfixed_host: true,
         shard: None,
         kat_issues: None,
+        measure_timeout: None,
+        mem_limit: campaign::DEFAULT_MEM_LIMIT_MIB,
     };
     println!(
         "demo: campaign (build, KAT, calibrate, measure) in {}; hash KATs in --quick mode; the host is not \

@@ -65,7 +65,19 @@ pub struct CampaignArgs {
     /// `kat_issues.csv` (`ID;Label;Action;Cause`): rows with action `exclude` are not timed.
     #[arg(long)]
     pub kat_issues: Option<PathBuf>,
+    /// Ceiling in seconds on every calibration and trial process (default: 6 h for a
+    /// calibration, the plan's timeout for a trial); a process past it is killed and its
+    /// record says so. Useful to bound hanging candidates in tests.
+    #[arg(long)]
+    pub measure_timeout: Option<f64>,
+    /// Address-space limit (RLIMIT_AS) in MiB of every child that runs candidate code (KAT,
+    /// calibrate, measure): runaway allocation then fails there instead of exhausting the host.
+    #[arg(long, default_value_t = DEFAULT_MEM_LIMIT_MIB)]
+    pub mem_limit: u64,
 }
+
+/// Default RLIMIT_AS of candidate children, MiB.
+pub const DEFAULT_MEM_LIMIT_MIB: u64 = 16 << 10;
 
 fn parse_shard(s: &str) -> Result<(u32, u32), String> {
     let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 1/3")?;
