@@ -143,6 +143,7 @@ pub fn run<T: Serialize>(spec: &Spec, request: &T) -> Result<Outcome> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let write_fd = write_end.as_raw_fd();
+    let parent = std::process::id() as libc::pid_t;
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
@@ -160,6 +161,10 @@ pub fn run<T: Serialize>(spec: &Spec, request: &T) -> Result<Outcome> {
             cloexec_from(4);
             libc::setpgid(0, 0);
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            // The orchestrator died before prctl took effect: nobody would ever kill us.
+            if libc::getppid() != parent {
+                libc::_exit(1);
+            }
             Ok(())
         });
     }
