@@ -128,8 +128,14 @@ fn killed_campaigns_resume_without_losing_or_corrupting_anything() {
         ));
         assert!(!err.contains("panicked"), "{err}");
     }
-    let interrupted = kills.iter().filter(|k| !k.contains("finished first")).count();
-    assert!(interrupted >= 3, "seed {seed}: only {interrupted} kills hit a running campaign");
+    let interrupted = kills
+        .iter()
+        .filter(|k| !k.contains("finished first"))
+        .count();
+    assert!(
+        interrupted >= 3,
+        "seed {seed}: only {interrupted} kills hit a running campaign"
+    );
     // The last resume runs to completion.
     let out = bin().args(&args).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

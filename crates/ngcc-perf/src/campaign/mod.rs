@@ -118,6 +118,9 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
     }
     crate::candidate::discover::check_unique(&cands)?;
     let selected = select(&cands, args.only.as_deref())?;
+    if phases.contains(&"build") {
+        check_sources(&selected)?;
+    }
     let run = rundir::RunDir::open(&args.run)?;
     phases::start(&run)?;
     for phase in phases {
@@ -146,6 +149,20 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A source folder or file the manifest names but that is not there is bad input (exit 2,
+/// before any work), unlike code that does not compile (BUILDFAIL, the campaign goes on).
+fn check_sources(selected: &[Selected]) -> Result<()> {
+    for s in selected {
+        if let Err(e) = crate::build::sources::resolve(&s.cand, &s.inst) {
+            return Err(crate::util::Failure::usage(format!(
+                "{}: {e:#}",
+                s.cand.root.join("candidate.toml").display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 pub fn parse_phases(text: &str) -> Result<Vec<&'static str>> {
