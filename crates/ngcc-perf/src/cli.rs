@@ -63,7 +63,25 @@ pub enum Cmd {
 }
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            // One line, like every other error: clap's message without the usage block.
+            let text = e.render().to_string();
+            let msg: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            let msg = msg.join(" ");
+            eprintln!(
+                "ngcc-perf: error: {} (see --help)",
+                msg.strip_prefix("error: ").unwrap_or(&msg)
+            );
+            return ExitCode::from(2);
+        }
+    };
     match dispatch(cli.cmd) {
         Ok(code) => code,
         Err(err) => {

@@ -60,20 +60,11 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
     }
     let run_dir = out.join("run");
     let campaign_args = CampaignArgs {
-        phases: "all".into(),
-        candidates: dirs,
-        run: run_dir.clone(),
-        only: None,
-        jobs: None,
         quick: true,
-        require_pass: false,
-        kat_timeout: 900,
-        cpu: None,
         trial_target: args.trial_target,
         op_budget: args.op_budget,
         allow_unfixed_host: true,
-        shard: None,
-        kat_issues: None,
+        ..CampaignArgs::defaults("all", dirs, run_dir.clone())
     };
     println!(
         "demo: campaign (build, KAT, calibrate, measure) in {}; hash KATs in --quick mode; the host is not \

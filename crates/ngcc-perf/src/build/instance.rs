@@ -280,14 +280,19 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
         for inc in &plan.includes {
             cmd.arg(format!("-I{}", inc.display()));
         }
-        cmd.arg("-c").arg(src).arg("-o").arg(&obj);
+        // Compile to a private name and rename: a compiler orphaned by a killed campaign may
+        // still be writing the old name when the resumed one links.
+        let tmp_obj = obj_dir.join(format!(".{i:03}_{stem}.o.{}.tmp", std::process::id()));
+        cmd.arg("-c").arg(src).arg("-o").arg(&tmp_obj);
         if let Some(err) = run_logged(&mut cmd, &mut log)? {
+            let _ = std::fs::remove_file(&tmp_obj);
             finish_log(paths, &log)?;
             return Ok(Built {
                 ok: false,
                 error: Some(err),
             });
         }
+        std::fs::rename(&tmp_obj, &obj).with_context(|| format!("installing {}", obj.display()))?;
         objects.push(obj);
     }
     let map = paths.work.join("exports.map");

@@ -28,6 +28,7 @@ fn tail(s: &str, n: usize) -> String {
     s[start..].to_string()
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn job(
     run: &RunDir,
     s: &Selected,
@@ -36,10 +37,12 @@ pub fn job(
     bytes: u64,
     key: &str,
     cpu: u32,
+    args: &CampaignArgs,
 ) -> OpJob {
     OpJob {
         limits: Limits {
-            address_space: Some(16 << 30),
+            address_space: Some(args.mem_limit << 20),
+            // Set per process from its wall-clock timeout (see `run_child`).
             cpu_seconds: None,
             file_size: Some(1 << 30),
             pin_cpu: Some(cpu),
@@ -65,16 +68,31 @@ pub fn run_child(
     name: &str,
     req: &Request,
     timeout_s: f64,
+    args: &CampaignArgs,
 ) -> Result<(OpOutput, sandbox::Outcome)> {
+    let timeout_s = args
+        .measure_timeout
+        .map_or(timeout_s, |c| timeout_s.min(c))
+        .max(1.0);
     let spec = Spec {
         workdir: run.scratch(name)?,
-        timeout: Duration::from_secs_f64(timeout_s.max(1.0)),
+        timeout: Duration::from_secs_f64(timeout_s),
     };
-    let outcome = sandbox::run(&spec, req)?;
+    // The CPU-time limit backs up the wall-clock one (a little later, so the wall clock
+    // normally decides and the status says "killed after").
+    let mut req = req.clone();
+    if let Request::Calibrate(j) | Request::Trial(j) = &mut req {
+        j.limits.cpu_seconds = Some(timeout_s.ceil() as u64 + 5);
+    }
+    let outcome = sandbox::run(&spec, &req)?;
     let out = match (&outcome.exit, sandbox::parse_result::<OpOutput>(&outcome)) {
         (Exit::Timeout, _) => OpOutput {
             status: "hard_timeout".into(),
-            error: Some(format!("killed after {timeout_s:.0} s")),
+            error: Some(format!(
+                "killed after {} s",
+                (timeout_s * 10.0).round() / 10.0
+            )),
+            sandbox: outcome.sandbox.clone().unwrap_or_default(),
             ..Default::default()
         },
         (_, Ok(o)) => o,
@@ -84,6 +102,8 @@ pub fn run_child(
                 "crashed: {}",
                 outcome.failure_text().unwrap_or_else(|| "no result".into())
             )),
+            // Known even when the child died: it was reported before candidate code ran.
+            sandbox: outcome.sandbox.clone().unwrap_or_default(),
             ..Default::default()
         },
     };
@@ -119,7 +139,7 @@ pub fn calibrate(
                     continue;
                 }
                 progress.working_on(&format!("{} {key}", s.key()));
-                let cal = calibrate_one(run, s, e, op, *bytes, key, host)?;
+                let cal = calibrate_one(run, s, e, op, *bytes, key, host, args)?;
                 write_json(&path, &cal)?;
                 let what = if cal.status == "complete" {
                     format!("{:.6} s warm ({:.6} s cold)", cal.t1_s, cal.cold_s)
@@ -140,10 +160,10 @@ pub fn calibrate(
         progress.done(&format!("calibrate {}: done", s.key()));
     }
     progress.finish();
-    let _ = args;
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn calibrate_one(
     run: &RunDir,
     s: &Selected,
@@ -152,15 +172,17 @@ fn calibrate_one(
     bytes: u64,
     key: &str,
     host: &HostState,
+    args: &CampaignArgs,
 ) -> Result<Calibration> {
     let dir = setup_dir(run, &s.cand.id, &s.inst.label, key);
     let _ = std::fs::remove_dir_all(&dir);
-    let req = Request::Calibrate(job(run, s, e, op, bytes, key, host.cpu));
+    let req = Request::Calibrate(job(run, s, e, op, bytes, key, host.cpu, args));
     let (out, outcome) = run_child(
         run,
         &format!("cal-{}-{}-{key}", s.cand.id, s.inst.label),
         &req,
         CALIBRATION_TIMEOUT_S as f64,
+        args,
     )?;
     Ok(Calibration {
         status: out.status.clone(),
@@ -229,7 +251,7 @@ pub fn measure(
     let mut left = total_s;
     for (s, e, op, bytes, key, cal, p) in planned {
         progress.working_on(&format!("{} {key}", s.key()));
-        let record = measure_one(run, s, e, &op, bytes, &key, &cal, &p, host)?;
+        let record = measure_one(run, s, e, &op, bytes, &key, &cal, &p, host, args)?;
         write_json(&record_path(run, &s.cand.id, &s.inst.label, &key), &record)?;
         left -= p.estimated_s;
         let value = match &record.stats {
@@ -259,7 +281,6 @@ pub fn measure(
         ));
     }
     progress.finish();
-    let _ = args;
     Ok(())
 }
 
@@ -274,6 +295,7 @@ fn measure_one(
     cal: &Calibration,
     p: &Plan,
     host: &HostState,
+    args: &CampaignArgs,
 ) -> Result<Record> {
     let started = utc_now_iso();
     let load_start = crate::measure::host::load_average();
@@ -289,7 +311,12 @@ fn measure_one(
             "library changed since its KAT; rebuild and re-run the kat phase".into()
         };
         processes.push(Process {
-            status: "failed".into(),
+            // `failed` or `hard_timeout`, as the calibration ended.
+            status: if lib_ok {
+                cal.status.clone()
+            } else {
+                "failed".into()
+            },
             stderr: why,
             ..Process::default()
         });
@@ -314,14 +341,19 @@ fn measure_one(
         for k in 0..n_proc {
             let mut attempt = 0;
             loop {
-                let mut j = job(run, s, e, op, bytes, key, host.cpu);
+                let mut j = job(run, s, e, op, bytes, key, host.cpu, args);
                 j.iterations = p.iterations_per_trial;
                 j.warmups = p.warmups;
                 j.trials = per_process;
                 j.seed_tweak = k as u8;
                 let name = format!("trial-{}-{}-{key}-{k}", s.cand.id, s.inst.label);
-                let (out, outcome) =
-                    run_child(run, &name, &Request::Trial(j), p.timeout_per_process_s)?;
+                let (out, outcome) = run_child(
+                    run,
+                    &name,
+                    &Request::Trial(j),
+                    p.timeout_per_process_s,
+                    args,
+                )?;
                 let mut proc = Process {
                     status: out.status.clone(),
                     exit_code: match outcome.exit {

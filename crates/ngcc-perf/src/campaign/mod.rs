@@ -65,7 +65,19 @@ pub struct CampaignArgs {
     /// `kat_issues.csv` (`ID;Label;Action;Cause`): rows with action `exclude` are not timed.
     #[arg(long)]
     pub kat_issues: Option<PathBuf>,
+    /// Ceiling in seconds on every calibration and trial process (default: 6 h for a
+    /// calibration, the plan's timeout for a trial); a process past it is killed and its
+    /// record says so. Useful to bound hanging candidates in tests.
+    #[arg(long)]
+    pub measure_timeout: Option<f64>,
+    /// Address-space limit (RLIMIT_AS) in MiB of every child that runs candidate code (KAT,
+    /// calibrate, measure): runaway allocation then fails there instead of exhausting the host.
+    #[arg(long, default_value_t = DEFAULT_MEM_LIMIT_MIB)]
+    pub mem_limit: u64,
 }
+
+/// Default RLIMIT_AS of candidate children, MiB.
+pub const DEFAULT_MEM_LIMIT_MIB: u64 = 16 << 10;
 
 fn parse_shard(s: &str) -> Result<(u32, u32), String> {
     let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 1/3")?;
@@ -83,6 +95,30 @@ pub fn default_cpu() -> u32 {
         .map(|n| n.get())
         .unwrap_or(1);
     (n.saturating_sub(1)) as u32
+}
+
+impl CampaignArgs {
+    /// The command-line defaults, for jobs that drive a campaign from code (demo, bench).
+    pub fn defaults(phases: &str, candidates: Vec<PathBuf>, run: PathBuf) -> CampaignArgs {
+        CampaignArgs {
+            phases: phases.into(),
+            candidates,
+            run,
+            only: None,
+            jobs: None,
+            quick: false,
+            require_pass: false,
+            kat_timeout: 900,
+            cpu: None,
+            trial_target: 1.0,
+            op_budget: 900.0,
+            allow_unfixed_host: false,
+            shard: None,
+            kat_issues: None,
+            measure_timeout: None,
+            mem_limit: DEFAULT_MEM_LIMIT_MIB,
+        }
+    }
 }
 
 /// One instance selected for this invocation.
@@ -106,6 +142,9 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
     }
     crate::candidate::discover::check_unique(&cands)?;
     let selected = select(&cands, args.only.as_deref())?;
+    if phases.contains(&"build") {
+        check_sources(&selected)?;
+    }
     let run = rundir::RunDir::open(&args.run)?;
     phases::start(&run)?;
     for phase in phases {
@@ -134,6 +173,20 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A source folder or file the manifest names but that is not there is bad input (exit 2,
+/// before any work), unlike code that does not compile (BUILDFAIL, the campaign goes on).
+fn check_sources(selected: &[Selected]) -> Result<()> {
+    for s in selected {
+        if let Err(e) = crate::build::sources::resolve(&s.cand, &s.inst) {
+            return Err(crate::util::Failure::usage(format!(
+                "{}: {e:#}",
+                s.cand.root.join("candidate.toml").display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 pub fn parse_phases(text: &str) -> Result<Vec<&'static str>> {

@@ -113,6 +113,7 @@ pub fn kat(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result<(
     let opts = KatOptions {
         timeout: Duration::from_secs(args.kat_timeout),
         quick: args.quick,
+        mem_limit_mib: args.mem_limit,
     };
     let progress = Progress::new("kat", todo.len() as u64);
     let results: Vec<Result<()>> = pool(args)?.install(|| {

@@ -37,6 +37,11 @@ impl RunDir {
                 root.display()
             );
         }
+        // We hold the lock, so any temporary file is left over from a killed campaign.
+        let stale = sweep_tmp(&root);
+        if stale > 0 {
+            eprintln!("run: removed {stale} temporary file(s) left by an interrupted campaign");
+        }
         Ok(RunDir { root, _lock: lock })
     }
 
@@ -101,6 +106,31 @@ impl RunDir {
             .to_string_lossy()
             .to_string()
     }
+}
+
+/// Removes `.<name>.<pid>.tmp` files (atomic writes) and `lib*.so.<pid>.tmp` (links) below
+/// `dir`, except in children's scratch folders; returns how many.
+fn sweep_tmp(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut n = 0;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        match e.file_type() {
+            Ok(t) if t.is_dir() && name != "scratch" => n += sweep_tmp(&e.path()),
+            Ok(t)
+                if t.is_file()
+                    && name.ends_with(".tmp")
+                    && (name.starts_with('.') || name.contains(".so."))
+                    && std::fs::remove_file(e.path()).is_ok() =>
+            {
+                n += 1
+            }
+            _ => {}
+        }
+    }
+    n
 }
 
 /// Updates one build.json entry under the run's in-process lock and saves atomically.

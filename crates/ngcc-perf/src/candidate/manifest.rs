@@ -122,10 +122,19 @@ impl Candidate {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         let mut cand: Candidate = toml::from_str(&text).map_err(|e| {
-            let msg = e.message().replace('\n', " ");
+            let mut msg = e.message().replace('\n', " ");
             let line = e
                 .span()
                 .map(|s| 1 + text[..s.start.min(text.len())].matches('\n').count());
+            // Name the key of the offending `key = value` line unless the message does.
+            let key = line
+                .and_then(|l| text.lines().nth(l - 1))
+                .and_then(|l| l.split_once('='))
+                .map(|(k, _)| k.trim().trim_matches('"').to_string())
+                .filter(|k| !k.is_empty() && !k.contains(char::is_whitespace));
+            if let Some(k) = key.filter(|k| !msg.contains(&format!("`{k}`"))) {
+                msg = format!("key `{k}`: {msg}");
+            }
             match line {
                 Some(l) => anyhow::anyhow!("{}:{l}: {msg}", path.display()),
                 None => anyhow::anyhow!("{}: {msg}", path.display()),

@@ -57,6 +57,7 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), (String, 
             );
             let (mut l1, mut l2, mut l3) = (0u64, 0u64, 0u64);
             let t = Instant::now();
+            super::crash::stage("keygen");
             // SAFETY: buffers have the declared sizes (plus guards).
             let rc = unsafe { keypair(pk.ptr(), &mut l1, sk.ptr(), &mut l2) };
             timing.push(("keygen".to_string(), t.elapsed().as_secs_f64() * 1e3));
@@ -67,6 +68,7 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), (String, 
             line(&mut text, "pk", pk.as_slice());
             line(&mut text, "sk", sk.as_slice());
             let t = Instant::now();
+            super::crash::stage("enc");
             // SAFETY: as above.
             let rc = unsafe { enc(pk.ptr(), pk_n as u64, ss.ptr(), &mut l1, ct.ptr(), &mut l2) };
             timing.push(("enc".to_string(), t.elapsed().as_secs_f64() * 1e3));
@@ -77,6 +79,7 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), (String, 
             line(&mut text, "ct", ct.as_slice());
             line(&mut text, "ss", ss.as_slice());
             let t = Instant::now();
+            super::crash::stage("dec");
             // SAFETY: as above.
             let rc = unsafe {
                 dec(
@@ -123,6 +126,7 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), (String, 
             let (mut pk, mut sk) = (Guarded::new("pk", pk_n), Guarded::new("sk", sk_n));
             let (mut l1, mut l2) = (0u64, 0u64);
             let t = Instant::now();
+            super::crash::stage("keygen");
             // SAFETY: buffers have the declared sizes (plus guards).
             let rc = unsafe { keypair(pk.ptr(), &mut l1, sk.ptr(), &mut l2) };
             timing.push(("keygen".to_string(), t.elapsed().as_secs_f64() * 1e3));
@@ -136,6 +140,7 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), (String, 
             let mut m = Guarded::with("m", &msg);
             let mut smlen = 0u64;
             let t = Instant::now();
+            super::crash::stage("sign");
             // SAFETY: as above.
             let rc = unsafe { sign(sm.ptr(), &mut smlen, m.ptr(), MLEN as u64, sk.ptr()) };
             timing.push(("sign".to_string(), t.elapsed().as_secs_f64() * 1e3));
@@ -154,6 +159,7 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), (String, 
             let mut opened = Guarded::new("m", MLEN + sig_n);
             let mut mlen1 = 0u64;
             let t = Instant::now();
+            super::crash::stage("open");
             // SAFETY: as above.
             let rc = unsafe { open(opened.ptr(), &mut mlen1, sm.ptr(), smlen, pk.ptr()) };
             timing.push(("open".to_string(), t.elapsed().as_secs_f64() * 1e3));
@@ -167,6 +173,7 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), (String, 
             // Beyond the NIST flow: a detached signature must verify, and fail on a flipped bit.
             let mut sig = Guarded::new("sig", sig_n);
             let mut siglen = 0u64;
+            super::crash::stage("sign (detached)");
             // SAFETY: as above.
             let rc = unsafe {
                 detached(
@@ -179,11 +186,18 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), (String, 
                 )
             };
             check_all(&[&sig, &m], "sign")?;
-            if rc != 0 || siglen as usize > sig_n {
+            if siglen as usize > sig_n {
+                return Err((
+                    "OVERFLOW".into(),
+                    format!("crypto_sign_signature returned length {siglen} > {sig_n}"),
+                ));
+            }
+            if rc != 0 {
                 return Err(fail(format!(
                     "detached signing failed (rc {rc}, length {siglen})"
                 )));
             }
+            super::crash::stage("verify");
             // SAFETY: as above.
             let ok = unsafe {
                 verify(

@@ -9,12 +9,15 @@ pub fn apply(limits: &Limits) -> String {
     set(libc::RLIMIT_CORE, 0);
     if let Some(v) = limits.address_space {
         set(libc::RLIMIT_AS, v);
+        notes.push(format!("address space {} MiB", v >> 20));
     }
     if let Some(v) = limits.cpu_seconds {
         set(libc::RLIMIT_CPU, v);
+        notes.push(format!("cpu {v} s"));
     }
     if let Some(v) = limits.file_size {
         set(libc::RLIMIT_FSIZE, v);
+        notes.push(format!("file size {} MiB", v >> 20));
     }
     if let Some(cpu) = limits.pin_cpu {
         match pin(cpu) {

@@ -57,7 +57,10 @@ fn ready<'l>(
     if save {
         let _ = std::fs::create_dir_all(&job.setup_dir);
     }
-    let runner = match Runner::prepare(lib, job.kind, op, job.input_bytes, &job.setup_dir, save) {
+    super::crash::stage(&format!("setup for {op}"));
+    let prepared = Runner::prepare(lib, job.kind, op, job.input_bytes, &job.setup_dir, save);
+    super::crash::stage(op);
+    let runner = match prepared {
         Ok(r) => r,
         Err(e) => return Err(fail(out, e)),
     };

@@ -2,6 +2,7 @@
 //! The child limits itself, loads one library, does one job, and writes its JSON result to
 //! fd 3. Candidate code may crash or hang; the orchestrator classifies that from outside.
 
+pub mod crash;
 pub mod guard;
 pub mod kat_iccs;
 pub mod kat_nist;
@@ -29,6 +30,7 @@ pub struct ChildArgs {
 
 pub fn run(args: ChildArgs) -> Result<ExitCode> {
     let t_start = crate::measure::counter::monotonic_raw_ns();
+    crash::install();
     let request: Request = crate::util::read_json(&args.request)?;
     let result = match request {
         Request::Kat(job) => serde_json::to_vec(&kat(&job))?,
@@ -39,14 +41,17 @@ pub fn run(args: ChildArgs) -> Result<ExitCode> {
     // SAFETY: fd 3 is the result pipe the orchestrator set up for this process.
     let mut pipe = unsafe { std::fs::File::from_raw_fd(3) };
     pipe.write_all(&result).context("writing the result")?;
+    pipe.write_all(b"\n")?;
+    crash::finished();
     Ok(ExitCode::SUCCESS)
 }
 
 fn kat(job: &protocol::KatJob) -> KatOutput {
     let mut out = KatOutput {
-        sandbox: limits::apply(&job.limits),
+        sandbox: sandbox(&job.limits),
         ..KatOutput::default()
     };
+    crash::stage("dlopen (library constructors)");
     let lib = match library::Lib::open(&job.library) {
         Ok(l) => l,
         Err(e) => {
@@ -70,13 +75,23 @@ fn kat(job: &protocol::KatJob) -> KatOutput {
     out
 }
 
+/// Applies the limits and reports them on the result pipe before any candidate code runs.
+fn sandbox(limits: &protocol::Limits) -> String {
+    let text = limits::apply(limits);
+    crash::note("sandbox", &text);
+    text
+}
+
 fn op_job(
     job: &protocol::OpJob,
     t_start: u64,
     work: fn(&protocol::OpJob, &library::Lib, u64) -> protocol::OpOutput,
 ) -> protocol::OpOutput {
-    let sandbox = limits::apply(&job.limits);
-    let mut out = match library::Lib::open(&job.library) {
+    let sandbox = sandbox(&job.limits);
+    crash::stage("dlopen (library constructors)");
+    let lib = library::Lib::open(&job.library);
+    crash::stage(&job.op);
+    let mut out = match lib {
         Ok(lib) => work(job, &lib, t_start),
         Err(e) => protocol::OpOutput {
             status: "failed".into(),

@@ -29,6 +29,17 @@ pub fn hash_message(len: u64) -> Vec<u8> {
     (0..len).map(|i| ((131 * i + len) % 256) as u8).collect()
 }
 
+/// A length the candidate returned must fit the buffer it declared (reference §6.1:
+/// "returned length > claimed" is an OVERFLOW).
+fn fits(op: &str, what: &str, got: u64, declared: usize) -> Result<(), String> {
+    if got > declared as u64 {
+        return Err(format!(
+            "OVERFLOW: {op} returned {what} length {got} > declared {declared}"
+        ));
+    }
+    Ok(())
+}
+
 /// Facts about the setup, saved next to its buffers and reported in META.
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct SetupFacts {
@@ -208,6 +219,11 @@ impl<'l> Runner<'l> {
             let t = monotonic_raw_ns();
             r.build_setup()?;
             r.facts.prepare_s = (monotonic_raw_ns() - t) as f64 / 1e9;
+            // Name the setup, not the timed op, when setup calls wrote out of bounds.
+            for b in &r.bufs {
+                b.check(&format!("setup for {op}"))
+                    .map_err(|e| format!("OVERFLOW: {e}"))?;
+            }
             if save {
                 r.save(setup_dir)?;
             }
@@ -377,7 +393,8 @@ impl<'l> Runner<'l> {
         if rc != 0 {
             return Err(format!("keygen returned {rc}"));
         }
-        Ok(())
+        fits("keygen", "pk", l1, self.size(0))?;
+        fits("keygen", "sk", l2, self.size(1))
     }
 
     fn kem_enc(&mut self) -> Result<(), String> {
@@ -392,7 +409,8 @@ impl<'l> Runner<'l> {
         if rc != 0 {
             return Err(format!("enc returned {rc}"));
         }
-        Ok(())
+        fits("enc", "ss", l1, self.size(3))?;
+        fits("enc", "ct", l2, self.size(2))
     }
 
     fn kem_dec(&mut self) -> Result<(), String> {
@@ -407,6 +425,7 @@ impl<'l> Runner<'l> {
         if rc != 0 {
             return Err(format!("dec returned {rc}"));
         }
+        fits("dec", "ss", l, self.size(3))?;
         if l as usize != self.size(3) {
             return Err(format!(
                 "dec returned shared secret length {l}, declared {}",
@@ -427,7 +446,8 @@ impl<'l> Runner<'l> {
         if rc != 0 {
             return Err(format!("keygen returned {rc}"));
         }
-        Ok(())
+        fits("keygen", "pk", l1, self.size(0))?;
+        fits("keygen", "sk", l2, self.size(1))
     }
 
     /// Signs the message, retrying API failures (up to 64 attempts, each counted).
@@ -443,12 +463,7 @@ impl<'l> Runner<'l> {
             // SAFETY: as above.
             let rc = unsafe { sign(sk, sk_len, m, m_len, sn, &mut len) };
             if rc == 0 {
-                if len as usize > self.size(2) {
-                    return Err(format!(
-                        "sign returned length {len} > declared {}",
-                        self.size(2)
-                    ));
-                }
+                fits("sign", "signature", len, self.size(2))?;
                 return Ok(len);
             }
             self.sign_failures_retried += 1;
@@ -459,7 +474,14 @@ impl<'l> Runner<'l> {
     /// Setup for verify: an honest signature that verifies (up to 16 message tweaks × 16 attempts).
     fn honest_signature(&mut self) -> Result<(), String> {
         for _ in 0..16 {
-            if let Ok(len) = self.sig_sign() {
+            let signed = self.sig_sign();
+            // A broken length is not bad luck with one message: no point in tweaking it.
+            if let Err(e) = &signed
+                && e.starts_with("OVERFLOW")
+            {
+                return Err(e.clone());
+            }
+            if let Ok(len) = signed {
                 self.facts.sign_failures_retried = self.sign_failures_retried;
                 self.facts.signature_len = len;
                 self.sig_verify()?;
@@ -568,12 +590,18 @@ impl<'l> Runner<'l> {
         if rc < 0 {
             return Err(format!("kex_init_a returned {rc}"));
         }
+        fits("kex_init_a", "pk", lens[0], pk_cap as usize)?;
+        fits("kex_init_a", "sk", lens[1], sk_cap as usize)?;
+        fits("kex_init_a", "state", lens[2], sta_cap as usize)?;
         let rc = time(KexStep::InitB, &mut timed, &mut || unsafe {
             (f.init_b)(p[3], &mut lens[3], p[4], &mut lens[4], p[5], &mut lens[5])
         });
         if rc < 0 {
             return Err(format!("kex_init_b returned {rc}"));
         }
+        fits("kex_init_b", "pk", lens[3], pk_cap as usize)?;
+        fits("kex_init_b", "sk", lens[4], sk_cap as usize)?;
+        fits("kex_init_b", "state", lens[5], stb_cap as usize)?;
         let mut msg_lens: Vec<u64> = Vec::new();
         let (mut last_a, mut last_b): (Option<usize>, Option<usize>) = (None, None);
         let mut passes_run = 0u64;
@@ -627,9 +655,15 @@ impl<'l> Runner<'l> {
             }
             if out_len > cap {
                 return Err(format!(
-                    "pass {k} returned message length {out_len} > capacity {cap}"
+                    "OVERFLOW: pass {k} returned message length {out_len} > capacity {cap}"
                 ));
             }
+            fits(
+                &format!("pass {k}"),
+                "state",
+                st_len,
+                (if a_side { sta_cap } else { stb_cap }) as usize,
+            )?;
             msg_lens.push(out_len);
             passes_run = k as u64;
             if a_side {

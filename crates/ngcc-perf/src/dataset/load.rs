@@ -78,6 +78,7 @@ pub fn load_lenient(root: &Path) -> Result<(Dataset, Vec<LoadProblem>)> {
     if !root.is_dir() {
         bail!("dataset folder {} does not exist", root.display());
     }
+    refuse_newer_schema(root)?;
     let mut problems = Vec::new();
     let mut ds = Dataset {
         root: root.to_path_buf(),
@@ -116,6 +117,34 @@ pub fn load_lenient(root: &Path) -> Result<(Dataset, Vec<LoadProblem>)> {
         }
     }
     Ok((ds, problems))
+}
+
+/// A dataset written by a newer ngcc-perf (any file with `"schema"` above ours) is refused
+/// as a whole: reading it as schema 2 would report nonsense, not problems.
+fn refuse_newer_schema(root: &Path) -> Result<()> {
+    let mut files = vec!["campaign.json".to_string(), "build.json".to_string()];
+    let mut ignored = Vec::new();
+    files.extend(json_files(root, "records", &mut ignored));
+    files.extend(json_files(root, "profile", &mut ignored));
+    for rel in files {
+        let Ok(bytes) = std::fs::read(root.join(&rel)) else {
+            continue;
+        };
+        let Ok(v) = serde_json::from_slice::<Value>(&bytes) else {
+            continue;
+        };
+        if let Some(n) = v.get("schema").and_then(Value::as_u64)
+            && n > u64::from(super::schema::SCHEMA)
+        {
+            return Err(crate::util::Failure::usage(format!(
+                "{}: {rel} has schema {n}, newer than the schema {} this ngcc-perf reads; \
+                 use a newer ngcc-perf",
+                root.display(),
+                super::schema::SCHEMA
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn parse_file<T: serde::de::DeserializeOwned>(

@@ -139,6 +139,14 @@ pub fn publish(run: &Path, system: &str, out: &Path) -> Result<usize> {
     if let Some(cwd) = &cwd {
         prefixes.push(cwd.to_string_lossy().into_owned());
     }
+    // Records name the harness binary that ran each child (`command`): its folder is this
+    // machine's build directory, not evidence (and may well be under /tmp or /root).
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        prefixes.push(dir.to_string_lossy().into_owned());
+    }
     // Longest first, so a run inside the current folder loses its whole prefix.
     prefixes.sort_by_key(|p| std::cmp::Reverse(p.len()));
 

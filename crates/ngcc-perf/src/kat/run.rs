@@ -16,6 +16,8 @@ use std::time::Duration;
 pub struct KatOptions {
     pub timeout: Duration,
     pub quick: bool,
+    /// RLIMIT_AS of the KAT child, MiB.
+    pub mem_limit_mib: u64,
 }
 
 impl Default for KatOptions {
@@ -23,6 +25,7 @@ impl Default for KatOptions {
         KatOptions {
             timeout: Duration::from_secs(900),
             quick: false,
+            mem_limit_mib: crate::campaign::DEFAULT_MEM_LIMIT_MIB,
         }
     }
 }
@@ -49,7 +52,7 @@ pub fn run_kat(
     let count = inst.kat_count.unwrap_or(10);
     let job = KatJob {
         limits: Limits {
-            address_space: Some(16 << 30),
+            address_space: Some(opts.mem_limit_mib << 20),
             cpu_seconds: Some(opts.timeout.as_secs() + 5),
             file_size: Some(2 << 30),
             pin_cpu: None,
@@ -78,11 +81,9 @@ pub fn run_kat(
             outcome.failure_text().or(Some(format!("signal {s}"))),
         ),
         (_, Some(o)) => (o.status.clone(), o.detail.clone()),
-        (Exit::Code(c), None) => (
+        (Exit::Code(_), None) => (
             "CRASH".to_string(),
-            Some(format!(
-                "child exited with status {c} without a result (did the library call exit()?)"
-            )),
+            outcome.failure_text().map(|t| format!("child {t}")),
         ),
     };
     let mut files = Vec::new();
@@ -123,7 +124,11 @@ pub fn run_kat(
         records: output.as_ref().map(|o| o.records).unwrap_or(0),
         files: &files,
         notes: &notes,
-        sandbox: output.as_ref().map(|o| o.sandbox.as_str()).unwrap_or(""),
+        sandbox: output
+            .as_ref()
+            .map(|o| o.sandbox.as_str())
+            .or(outcome.sandbox.as_deref())
+            .unwrap_or(""),
         status: &status,
         detail: detail.as_deref(),
     });

@@ -61,22 +61,15 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
     })?;
     let run_path = dir.join("run");
     let cpu = args.cpu.unwrap_or_else(campaign::default_cpu);
-    campaign::run(CampaignArgs {
-        phases: "build,kat,calibrate".into(),
-        candidates: vec![cands.clone()],
-        run: run_path.clone(),
+    let campaign_args = CampaignArgs {
         only: Some(LABEL.into()),
-        jobs: None,
         quick: true,
         require_pass: true,
-        kat_timeout: 900,
         cpu: Some(cpu),
-        trial_target: 1.0,
-        op_budget: 900.0,
         allow_unfixed_host: true,
-        shard: None,
-        kat_issues: None,
-    })?;
+        ..CampaignArgs::defaults("build,kat,calibrate", vec![cands.clone()], run_path.clone())
+    };
+    campaign::run(campaign_args.clone())?;
     let run = RunDir::open(&run_path)?;
     let entry = run
         .load_build()?
@@ -109,7 +102,7 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
     let (mut harness, mut minimal) = (Vec::new(), Vec::new());
     let mut harness_cv = Vec::new();
     for round in 0..args.rounds {
-        let mut j = job(&run, &sel, &entry, "enc", 0, "enc", cpu);
+        let mut j = job(&run, &sel, &entry, "enc", 0, "enc", cpu, &campaign_args);
         j.iterations = args.iterations;
         j.warmups = warmups;
         j.counter = Some(
@@ -121,7 +114,7 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
             .into(),
         );
         j.rng = Some("counter".into());
-        let (out, _) = run_child(&run, &format!("bench-{round}"), &Request::Trial(j), 600.0)?;
+        let (out, _) = run_child(&run, &format!("bench-{round}"), &Request::Trial(j), 600.0, &campaign_args)?;
         let t = out
             .trials
             .first()

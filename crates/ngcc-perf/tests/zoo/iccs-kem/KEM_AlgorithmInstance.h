@@ -1,0 +1,19 @@
+/* A toy ICCS-API KEM for the zoo (iccs-api.md §1.2): not cryptography. -D ZOO_* misbehaves. */
+#ifndef KEM_ALGORITHMINSTANCE_H
+#define KEM_ALGORITHMINSTANCE_H
+
+#define OUTPUT_BLANK_TEST_VECTORS 0
+#define ALGORITHM_INSTANCE "ZooToy_KEM"
+
+unsigned long long kem_get_pk_len_bytes(void);
+unsigned long long kem_get_sk_len_bytes(void);
+unsigned long long kem_get_ss_len_bytes(void);
+unsigned long long kem_get_ct_len_bytes(void);
+int kem_keygen(unsigned char *pk, unsigned long long *pk_len_bytes, unsigned char *sk,
+               unsigned long long *sk_len_bytes);
+int kem_enc(unsigned char *pk, unsigned long long pk_len_bytes, unsigned char *ss,
+            unsigned long long *ss_len_bytes, unsigned char *ct, unsigned long long *ct_len_bytes);
+int kem_dec(unsigned char *sk, unsigned long long sk_len_bytes, unsigned char *ct,
+            unsigned long long ct_len_bytes, unsigned char *ss, unsigned long long *ss_len_bytes);
+
+#endif
