@@ -15,3 +15,7 @@ pub const AUXFUNC_C: &str = include_str!("../csrc/iccs/auxfunc.c");
 pub const DRNG_H: &str = include_str!("../csrc/iccs/drng.h");
 /// ICCS `drng.c`: the SM3 Hash_DRBG, self-contained (hash builds omit auxfunc.c).
 pub const DRNG_C: &str = include_str!("../csrc/iccs/drng.c");
+
+/// Profiling wrappers (`--wrap` targets, call table, tick source); includes the generated
+/// per-instance `ngcc_prof_wraps.h`.
+pub const PROF_C: &str = include_str!("../csrc/prof/ngcc_prof.c");
