@@ -65,6 +65,25 @@ typedef struct {
 
 static ngcc_prof_slot_t ngcc_prof_table[NGCC_PROF_SLOTS];
 static uint64_t ngcc_prof_overflow;
+
+/* Journal of the current operation's records, so the driver can take back an operation that
+ * was disturbed (preempted) instead of keeping its inflated ticks. Slot index per record;
+ * NGCC_PROF_SLOTS marks an overflowed call. A longer operation cannot be taken back. */
+#define NGCC_PROF_JOURNAL 65536u
+static uint32_t ngcc_prof_journal_slot[NGCC_PROF_JOURNAL];
+static uint64_t ngcc_prof_journal_dt[NGCC_PROF_JOURNAL];
+static uint32_t ngcc_prof_journal_n;
+static int ngcc_prof_journal_full;
+
+static void ngcc_prof_journal(uint32_t slot, uint64_t dt) {
+    if (ngcc_prof_journal_n < NGCC_PROF_JOURNAL) {
+        ngcc_prof_journal_slot[ngcc_prof_journal_n] = slot;
+        ngcc_prof_journal_dt[ngcc_prof_journal_n] = dt;
+        ngcc_prof_journal_n++;
+    } else {
+        ngcc_prof_journal_full = 1;
+    }
+}
 static volatile int ngcc_prof_on;
 static int ngcc_prof_depth;
 
@@ -79,7 +98,8 @@ static void ngcc_prof_record(uint32_t fn, uint64_t in_bits, uint64_t out_bits, u
     uint32_t i = (uint32_t)(h >> 51) & (NGCC_PROF_SLOTS - 1u);
     uint32_t n;
     for (n = 0; n < NGCC_PROF_MAX_PROBE; n++) {
-        ngcc_prof_slot_t *s = &ngcc_prof_table[(i + n) & (NGCC_PROF_SLOTS - 1u)];
+        uint32_t k = (i + n) & (NGCC_PROF_SLOTS - 1u);
+        ngcc_prof_slot_t *s = &ngcc_prof_table[k];
         if (!s->used) {
             s->used = 1;
             s->fn = fn;
@@ -87,15 +107,18 @@ static void ngcc_prof_record(uint32_t fn, uint64_t in_bits, uint64_t out_bits, u
             s->out_bits = out_bits;
             s->calls = 1;
             s->ticks = dt;
+            ngcc_prof_journal(k, dt);
             return;
         }
         if (s->fn == fn && s->in_bits == in_bits && s->out_bits == out_bits) {
             s->calls += 1;
             s->ticks += dt;
+            ngcc_prof_journal(k, dt);
             return;
         }
     }
     ngcc_prof_overflow += 1;
+    ngcc_prof_journal(NGCC_PROF_SLOTS, 0);
 }
 
 /* ------------------------------------------------------------------ wrapper shapes */
@@ -245,6 +268,34 @@ NGCC_PROF_EXPORT void ngcc_prof_reset(void) {
     memset(ngcc_prof_table, 0, sizeof ngcc_prof_table);
     ngcc_prof_overflow = 0;
     ngcc_prof_depth = 0;
+    ngcc_prof_journal_n = 0;
+    ngcc_prof_journal_full = 0;
+}
+
+/* Starts an operation's journal. */
+NGCC_PROF_EXPORT void ngcc_prof_mark(void) {
+    ngcc_prof_journal_n = 0;
+    ngcc_prof_journal_full = 0;
+}
+
+/* Takes back every record since ngcc_prof_mark; 0 when the journal overflowed (nothing
+ * taken back), else 1. Emptied slots stay claimed (probe chains) and are not reported. */
+NGCC_PROF_EXPORT int ngcc_prof_rollback(void) {
+    uint32_t j;
+    if (ngcc_prof_journal_full) {
+        return 0;
+    }
+    for (j = 0; j < ngcc_prof_journal_n; j++) {
+        uint32_t k = ngcc_prof_journal_slot[j];
+        if (k == NGCC_PROF_SLOTS) {
+            ngcc_prof_overflow -= 1;
+        } else {
+            ngcc_prof_table[k].calls -= 1;
+            ngcc_prof_table[k].ticks -= ngcc_prof_journal_dt[j];
+        }
+    }
+    ngcc_prof_journal_n = 0;
+    return 1;
 }
 
 /* Copies up to cap used slots (table order) and returns how many are used in all. */
@@ -252,7 +303,7 @@ NGCC_PROF_EXPORT size_t ngcc_prof_entries(ngcc_prof_entry_t *out, size_t cap, ui
     size_t i, n = 0;
     for (i = 0; i < NGCC_PROF_SLOTS; i++) {
         const ngcc_prof_slot_t *s = &ngcc_prof_table[i];
-        if (!s->used) {
+        if (!s->used || s->calls == 0) {
             continue;
         }
         if (n < cap) {

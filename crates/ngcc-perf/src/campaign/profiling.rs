@@ -404,6 +404,8 @@ pub fn assemble(
         wrapped_symbols: relinked.plan.symbols(),
         unreached_symbols: relinked.plan.unreached.clone(),
         relinked_kat_identical: kat_identical,
+        preempted_ops_discarded: out.discarded_ops,
+        preempted_ops_kept: out.preempted_ops_kept,
     };
     Profile {
         schema: SCHEMA,

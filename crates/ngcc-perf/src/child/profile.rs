@@ -35,6 +35,8 @@ struct Prof {
     reset: unsafe extern "C" fn(),
     entries: unsafe extern "C" fn(*mut Entry, usize, *mut u64) -> usize,
     overhead: unsafe extern "C" fn(u64, *mut u64),
+    mark: unsafe extern "C" fn(),
+    rollback: unsafe extern "C" fn() -> c_int,
 }
 
 impl Prof {
@@ -46,6 +48,8 @@ impl Prof {
             reset: lib.func("ngcc_prof_reset")?,
             entries: lib.func("ngcc_prof_entries")?,
             overhead: lib.func("ngcc_prof_overhead")?,
+            mark: lib.func("ngcc_prof_mark")?,
+            rollback: lib.func("ngcc_prof_rollback")?,
         })
     }
 
@@ -143,6 +147,18 @@ impl Prof {
     }
 }
 
+/// Involuntary context switches of this thread so far (0 if getrusage fails).
+fn involuntary_switches() -> i64 {
+    // SAFETY: getrusage fills the zeroed struct we own.
+    unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_THREAD, &mut ru) != 0 {
+            return 0;
+        }
+        ru.ru_nivcsw
+    }
+}
+
 fn failed(mut out: ProfileOutput, e: String) -> ProfileOutput {
     out.status = "failed".into();
     out.error = Some(e);
@@ -196,7 +212,11 @@ fn profile(job: &OpJob, lib: &Lib) -> ProfileOutput {
     // SAFETY: clears the wrapper library's table.
     unsafe { (prof.reset)() };
     let mut total = 0u64;
-    for done in 0..job.iterations {
+    let mut done = 0u64;
+    while done < job.iterations {
+        let switches = involuntary_switches();
+        // SAFETY: starts the wrapper library's per-operation journal.
+        unsafe { (prof.mark)() };
         prof.enable(true);
         let t0 = prof.ticks();
         let r = runner.call();
@@ -206,7 +226,17 @@ fn profile(job: &OpJob, lib: &Lib) -> ProfileOutput {
             out.operations = done;
             return failed(out, format!("profiled operation failed: {e}"));
         }
+        let preempted = involuntary_switches() > switches;
+        // A preempted operation's ticks include another task's time: take it back and run
+        // one more, at most ITERS times (then keep what comes, and say so).
+        // SAFETY: takes back this operation's records (returns 0 if it cannot).
+        if preempted && out.discarded_ops < job.iterations && unsafe { (prof.rollback)() } == 1 {
+            out.discarded_ops += 1;
+            continue;
+        }
+        out.preempted_ops_kept += u64::from(preempted);
         total += t1.wrapping_sub(t0);
+        done += 1;
     }
     if let Err(e) = runner.check_guards() {
         return failed(out, format!("OVERFLOW: {e}"));

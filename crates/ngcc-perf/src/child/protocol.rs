@@ -174,6 +174,12 @@ pub struct ProfileOutput {
     pub wrapper_ticks_per_call: f64,
     #[serde(default)]
     pub wrapper_inside_ticks_per_call: f64,
+    /// Operations preempted (involuntary context switch) and taken back, and preempted
+    /// operations kept because the take-back budget was spent or the journal overflowed.
+    #[serde(default)]
+    pub discarded_ops: u64,
+    #[serde(default)]
+    pub preempted_ops_kept: u64,
     #[serde(default)]
     pub sandbox: String,
     #[serde(default)]

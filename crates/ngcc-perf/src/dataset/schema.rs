@@ -411,6 +411,12 @@ pub struct ProfileExtra {
     /// to compare).
     #[serde(default)]
     pub relinked_kat_identical: Option<bool>,
+    /// Operations preempted by the scheduler (involuntary context switch) and replaced by
+    /// another run, and preempted operations kept (budget of ITERS take-backs spent).
+    #[serde(default)]
+    pub preempted_ops_discarded: u64,
+    #[serde(default)]
+    pub preempted_ops_kept: u64,
 }
 
 // ---------------------------------------------------------------------------------------
