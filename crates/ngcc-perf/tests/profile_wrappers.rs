@@ -76,7 +76,13 @@ fn build(dir: &Path) -> PathBuf {
     let mut objects = Vec::new();
     for src in ["xof", "sm3", "caller"] {
         cc(
-            &["-O2", "-fPIC", "-fvisibility=hidden", "-c", &format!("{src}.c")],
+            &[
+                "-O2",
+                "-fPIC",
+                "-fvisibility=hidden",
+                "-c",
+                &format!("{src}.c"),
+            ],
             dir,
         );
         objects.push(dir.join(format!("{src}.o")));
@@ -139,7 +145,9 @@ impl Lib {
             .iter()
             .map(|e| {
                 // SAFETY: names are static strings of the library.
-                let name = unsafe { CStr::from_ptr(e.func) }.to_string_lossy().into_owned();
+                let name = unsafe { CStr::from_ptr(e.func) }
+                    .to_string_lossy()
+                    .into_owned();
                 (name, e.in_bits, e.out_bits, e.calls, e.ticks)
             })
             .collect();
@@ -163,7 +171,9 @@ fn wrappers_count_outer_calls_only_while_enabled() {
     };
     let src: unsafe extern "C" fn() -> *const c_char = lib.f(b"ngcc_prof_tick_source\0");
     // SAFETY: static string.
-    let source = unsafe { CStr::from_ptr(src()) }.to_string_lossy().into_owned();
+    let source = unsafe { CStr::from_ptr(src()) }
+        .to_string_lossy()
+        .into_owned();
     assert!(
         ["rdtsc", "cntvct_el0", "clock_gettime_ns"].contains(&source.as_str()),
         "{source}"
@@ -204,7 +214,10 @@ fn wrappers_count_outer_calls_only_while_enabled() {
     // SAFETY: three output slots.
     unsafe { overhead(10_000, out.as_mut_ptr()) };
     assert!(out[0] > 0 && out[1] > out[0] && out[2] > 0, "{out:?}");
-    assert!(lib.entries().is_empty(), "the overhead probe leaves an empty table");
+    assert!(
+        lib.entries().is_empty(),
+        "the overhead probe leaves an empty table"
+    );
 
     lib.call0(b"ngcc_prof_reset\0");
     assert!(lib.entries().is_empty());

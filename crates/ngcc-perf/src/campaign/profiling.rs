@@ -122,7 +122,17 @@ pub fn phase(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result
         let _ = std::fs::remove_file(relink_failed_path(run, &s.cand.id, &s.inst.label));
         for (op, bytes, key) in pending {
             progress.working_on(&format!("{} {key}", s.key()));
-            let p = profile_one(run, &s, &e, &relinked.0, relinked.1, &op, bytes, &key, &host)?;
+            let p = profile_one(
+                run,
+                &s,
+                &e,
+                &relinked.0,
+                relinked.1,
+                &op,
+                bytes,
+                &key,
+                &host,
+            )?;
             write_json(&profile_path(run, &s.cand.id, &s.inst.label, &key), &p)?;
             progress.done(&line(&p));
         }
@@ -193,8 +203,7 @@ fn relink_checked(
     let max_t1 = profile_ops(s.cand.kind)
         .iter()
         .filter_map(|(_, _, key)| {
-            read_json::<Calibration>(&calibration_path(run, &s.cand.id, &s.inst.label, key))
-                .ok()
+            read_json::<Calibration>(&calibration_path(run, &s.cand.id, &s.inst.label, key)).ok()
         })
         .map(|c| c.t1_s)
         .fold(0.0, f64::max);
@@ -228,8 +237,8 @@ fn relink_checked(
             .map_err(|x| fail(format!("{x:#}"), String::new()))?,
         timeout: Duration::from_secs(args.kat_timeout),
     };
-    let outcome =
-        sandbox::run(&spec, &Request::Kat(job)).map_err(|x| fail(format!("{x:#}"), String::new()))?;
+    let outcome = sandbox::run(&spec, &Request::Kat(job))
+        .map_err(|x| fail(format!("{x:#}"), String::new()))?;
     let status = sandbox::parse_result::<KatOutput>(&outcome)
         .map(|o| o.status)
         .unwrap_or_else(|_| outcome.failure_text().unwrap_or_else(|| "no result".into()));
@@ -309,7 +318,10 @@ fn profile_one(
         timeout: Duration::from_secs_f64(timeout.max(1.0)),
     };
     let outcome = sandbox::run(&spec, &Request::Profile(job))?;
-    let out = match (&outcome.exit, sandbox::parse_result::<ProfileOutput>(&outcome)) {
+    let out = match (
+        &outcome.exit,
+        sandbox::parse_result::<ProfileOutput>(&outcome),
+    ) {
         (Exit::Timeout, _) => ProfileOutput {
             status: "failed".into(),
             error: Some(format!("hard timeout after {timeout:.0} s")),
@@ -326,9 +338,12 @@ fn profile_one(
         },
     };
     let stderr = tail(
-        [out.error.clone().unwrap_or_default(), outcome.stderr.clone()]
-            .join("\n")
-            .trim(),
+        [
+            out.error.clone().unwrap_or_default(),
+            outcome.stderr.clone(),
+        ]
+        .join("\n")
+        .trim(),
         2000,
     );
     Ok(assemble(
@@ -371,7 +386,7 @@ pub fn assemble(
         meta.insert(k.into(), Value::String(v));
     }
     let hash_fns = relinked.plan.hash_fns();
-    let total = complete.then(|| ProfileTotal {
+    let total = complete.then_some(ProfileTotal {
         operations: out.operations,
         ticks: out.total_ticks,
     });
@@ -422,5 +437,79 @@ pub fn assemble(
         share,
         hash_share,
         ngcc: Some(extra),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::schema::ProfileCall;
+
+    #[test]
+    fn profile_runs_after_measure_and_in_all() {
+        assert_eq!(
+            super::super::parse_phases("all").unwrap().last(),
+            Some(&"profile")
+        );
+        assert_eq!(
+            super::super::parse_phases("profile,measure").unwrap(),
+            ["measure", "profile"]
+        );
+        assert_eq!(profile_ops(Kind::Kex).len(), 1);
+        assert!(profile_ops(Kind::Hash).is_empty());
+    }
+
+    #[test]
+    fn the_line_shows_hash_and_rng_shares() {
+        let calls = vec![
+            ProfileCall {
+                func: "shake256".into(),
+                in_bits: 264,
+                out_bits: 1024,
+                calls: 6,
+                ticks: 250,
+            },
+            ProfileCall {
+                func: "randombytes".into(),
+                in_bits: 0,
+                out_bits: 256,
+                calls: 3,
+                ticks: 20,
+            },
+        ];
+        let p = Profile {
+            candidate: "c".into(),
+            label: "l".into(),
+            operation: "enc".into(),
+            status: "complete".into(),
+            total: Some(ProfileTotal {
+                operations: 3,
+                ticks: 1000,
+            }),
+            share: shares::shares(&calls, 1000),
+            hash_share: Some(0.25),
+            calls,
+            ngcc: Some(ProfileExtra {
+                hash_fns: vec!["shake256".into()],
+                rng_fns: vec!["randombytes".into()],
+                hash_share_corrected: 0.2,
+                wrapper_ticks_per_call: 40.0,
+                ..ProfileExtra::default()
+            }),
+            ..Profile::default()
+        };
+        assert_eq!(
+            line(&p),
+            "profile c l enc: complete hash=25.0% rng=2.0% (corrected hash=20.0%, wrapper 40.0 ticks/call; calls/op: shake256 2, randombytes 1)"
+        );
+        let failed = Profile {
+            status: "failed".into(),
+            stderr: "hard timeout after 301 s\nmore".into(),
+            ..p
+        };
+        assert_eq!(
+            line(&failed),
+            "profile c l enc: failed (hard timeout after 301 s)"
+        );
     }
 }

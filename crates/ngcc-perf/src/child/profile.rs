@@ -208,7 +208,10 @@ fn profile(job: &OpJob, lib: &Lib) -> ProfileOutput {
         }
     }
     out.tick_hz = prof.tick_hz();
-    (out.wrapper_ticks_per_call, out.wrapper_inside_ticks_per_call) = prof.overhead();
+    (
+        out.wrapper_ticks_per_call,
+        out.wrapper_inside_ticks_per_call,
+    ) = prof.overhead();
     // SAFETY: clears the wrapper library's table.
     unsafe { (prof.reset)() };
     let mut total = 0u64;

@@ -145,7 +145,10 @@ mod tests {
 
     #[test]
     fn corrected_shares_remove_the_wrapper_cost() {
-        let calls = vec![call("shake256", 256, 256, 10, 1000), call("randombytes", 0, 256, 2, 300)];
+        let calls = vec![
+            call("shake256", 256, 256, 10, 1000),
+            call("randombytes", 0, 256, 2, 300),
+        ];
         let hash_fns = vec!["shake256".to_string()];
         let ov = Overhead {
             per_call: 30.0,

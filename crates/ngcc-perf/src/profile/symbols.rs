@@ -305,13 +305,29 @@ mod tests {
 
     #[test]
     fn classification() {
-        for f in ["pseudoXOF", "pseudohash", "sm3hash", "shake128_absorb", "sha3_512"] {
+        for f in [
+            "pseudoXOF",
+            "pseudohash",
+            "sm3hash",
+            "shake128_absorb",
+            "sha3_512",
+        ] {
             assert!(is_hash_fn(f), "{f}");
         }
-        for f in ["sha256_inc_blocks", "aes256_ctr", "shake256_inc_ctx_release"] {
+        for f in [
+            "sha256_inc_blocks",
+            "aes256_ctr",
+            "shake256_inc_ctx_release",
+        ] {
             assert!(is_hash_fn(f), "{f}");
         }
-        for f in ["drng", "randombytes", "get_random_number", "kyber_shake128_absorb", ""] {
+        for f in [
+            "drng",
+            "randombytes",
+            "get_random_number",
+            "kyber_shake128_absorb",
+            "",
+        ] {
             assert!(!is_hash_fn(f), "{f}");
         }
         assert_eq!(family_of("drng"), Some(Family::Rng));
@@ -362,7 +378,13 @@ mod tests {
     fn iccs_wraps_the_four_helpers() {
         let s = syms(
             &["pseudoXOF", "get_random_number", "sm3hash", "shake256"],
-            &["pseudoXOF", "get_random_number", "sm3hash", "shake256", "pseudohash"],
+            &[
+                "pseudoXOF",
+                "get_random_number",
+                "sm3hash",
+                "shake256",
+                "pseudohash",
+            ],
         );
         let plan = plan_wraps(Api::Iccs, None, &s);
         let names: Vec<&str> = plan.wraps.iter().map(|w| w.helper.name.as_str()).collect();
