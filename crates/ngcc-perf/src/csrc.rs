@@ -18,3 +18,6 @@ pub const DRNG_C: &str = include_str!("../csrc/iccs/drng.c");
 
 /// The minimal C timing loop `ngcc-perf bench overhead` compares the harness with.
 pub const BENCH_OVERHEAD_C: &str = include_str!("../csrc/bench/overhead.c");
+/// Profiling wrappers (`--wrap` targets, call table, tick source); includes the generated
+/// per-instance `ngcc_prof_wraps.h`.
+pub const PROF_C: &str = include_str!("../csrc/prof/ngcc_prof.c");

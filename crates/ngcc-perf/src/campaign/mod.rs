@@ -6,6 +6,7 @@ pub mod host_gate;
 pub mod measurable;
 pub mod measuring;
 pub mod phases;
+pub mod profiling;
 pub mod progress;
 pub mod rundir;
 pub mod sandbox;
@@ -17,11 +18,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Phases in the order `all` runs them.
-pub const PHASES: &[&str] = &["build", "kat", "calibrate", "measure"];
+pub const PHASES: &[&str] = &["build", "kat", "calibrate", "measure", "profile"];
 
 #[derive(Args, Debug, Clone)]
 pub struct CampaignArgs {
-    /// `all` (every phase) or a comma list of: build, kat, calibrate, measure.
+    /// `all` (every phase) or a comma list of: build, kat, calibrate, measure, profile.
     pub phases: String,
     /// Folder(s) searched recursively for candidate.toml files (repeat for several).
     #[arg(long, required = true)]
@@ -152,6 +153,7 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
             "build" => phases::build(&run, &selected, &args)?,
             "kat" => phases::kat(&run, &selected, &args)?,
             "calibrate" | "measure" => measuring_phase(&run, phase, &selected, &args)?,
+            "profile" => profiling::phase(&run, &selected, &args)?,
             _ => unreachable!("checked by parse_phases"),
         }
     }

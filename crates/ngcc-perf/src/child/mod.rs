@@ -11,6 +11,7 @@ pub mod limits;
 pub mod measure;
 pub mod memory;
 pub mod ops;
+pub mod profile;
 pub mod protocol;
 pub mod rng;
 pub mod stack;
@@ -37,6 +38,7 @@ pub fn run(args: ChildArgs) -> Result<ExitCode> {
         Request::Calibrate(job) => serde_json::to_vec(&op_job(&job, t_start, measure::calibrate))?,
         Request::Trial(job) => serde_json::to_vec(&op_job(&job, t_start, measure::trial))?,
         Request::Vectors(job) => serde_json::to_vec(&kat_iccs::vectors(&job))?,
+        Request::Profile(job) => serde_json::to_vec(&profile::run(&job, t_start))?,
     };
     // SAFETY: fd 3 is the result pipe the orchestrator set up for this process.
     let mut pipe = unsafe { std::fs::File::from_raw_fd(3) };

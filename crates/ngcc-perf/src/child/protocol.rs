@@ -11,6 +11,8 @@ pub enum Request {
     Calibrate(OpJob),
     Trial(OpJob),
     Vectors(VectorsJob),
+    /// Hash/XOF/DRNG profile of one operation on a relinked library (`child::profile`).
+    Profile(OpJob),
 }
 
 /// Limits the child applies to itself before loading candidate code.
@@ -174,4 +176,48 @@ pub struct OpOutput {
     pub counter_overhead_ticks: u64,
     #[serde(default)]
     pub sandbox: String,
+}
+
+/// What a profile child reports (reference-harness.md §5.3: META, TOTAL, CALL lines).
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct ProfileOutput {
+    /// `complete` or `failed`.
+    pub status: String,
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub id: String,
+    #[serde(default)]
+    pub instance: String,
+    #[serde(default)]
+    pub tick_source: String,
+    /// Ticks per second, from a 100 ms spin against CLOCK_MONOTONIC_RAW.
+    #[serde(default)]
+    pub tick_hz: f64,
+    #[serde(default)]
+    pub warmups: u64,
+    /// Operations profiled and the ticks they took in all (accounting enabled).
+    #[serde(default)]
+    pub operations: u64,
+    #[serde(default)]
+    pub total_ticks: u64,
+    #[serde(default)]
+    pub overflow_calls: u64,
+    #[serde(default)]
+    pub calls: Vec<crate::dataset::schema::ProfileCall>,
+    /// Wrapper cost per call in ticks: on the whole operation, and inside a helper's ticks.
+    #[serde(default)]
+    pub wrapper_ticks_per_call: f64,
+    #[serde(default)]
+    pub wrapper_inside_ticks_per_call: f64,
+    /// Operations preempted (involuntary context switch) and taken back, and preempted
+    /// operations kept because the take-back budget was spent or the journal overflowed.
+    #[serde(default)]
+    pub discarded_ops: u64,
+    #[serde(default)]
+    pub preempted_ops_kept: u64,
+    #[serde(default)]
+    pub sandbox: String,
+    #[serde(default)]
+    pub end_s: f64,
 }

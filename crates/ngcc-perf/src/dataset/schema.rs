@@ -394,6 +394,29 @@ pub struct ProfileExtra {
     /// Helper families: which `fn` names count as hashing (vs DRNG/RNG).
     pub hash_fns: Vec<String>,
     pub bytes_hashed_per_op: f64,
+    /// `fn` names counted as randomness (`drng`, `randombytes`), not in `hash_share`.
+    #[serde(default)]
+    pub rng_fns: Vec<String>,
+    /// The part of `wrapper_ticks_per_call` inside a helper's own recorded ticks.
+    #[serde(default)]
+    pub wrapper_inside_ticks_per_call: f64,
+    /// Symbols linked with `-Wl,--wrap=`.
+    #[serde(default)]
+    pub wrapped_symbols: Vec<String>,
+    /// Helpers also called inside their own object file: `--wrap` cannot see those calls,
+    /// which count only as part of an enclosing wrapped call (else as the operation's own).
+    #[serde(default)]
+    pub unreached_symbols: Vec<String>,
+    /// The relinked library's KAT output equals the timed library's (None: no KAT output
+    /// to compare).
+    #[serde(default)]
+    pub relinked_kat_identical: Option<bool>,
+    /// Operations preempted by the scheduler (involuntary context switch) and replaced by
+    /// another run, and preempted operations kept (budget of ITERS take-backs spent).
+    #[serde(default)]
+    pub preempted_ops_discarded: u64,
+    #[serde(default)]
+    pub preempted_ops_kept: u64,
 }
 
 // ---------------------------------------------------------------------------------------

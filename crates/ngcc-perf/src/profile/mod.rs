@@ -1,1 +1,7 @@
-//! Relink with wrappers, read helper counters, compute shares.
+//! Hash/XOF/DRNG profiling (reference-harness.md §5): which helpers to wrap, the relinked
+//! library, and the shares computed from a call table. The child side is
+//! `child::profile`, the phase `campaign::profiling`.
+
+pub mod relink;
+pub mod shares;
+pub mod symbols;

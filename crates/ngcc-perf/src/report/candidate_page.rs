@@ -515,7 +515,7 @@ fn symmetric_section(v: &View, cand: &str, labels: &[String], out: &mut Vec<Stri
             let prof = &p.profile;
             let measured = prof.total.as_ref().is_some_and(|t| t.ticks > 0);
             let drng = if measured {
-                format::pct(Some(model::share_of(prof, "drng").unwrap_or(0.0)))
+                format::pct(Some(model::rng_share(prof)))
             } else {
                 DASH.into()
             };

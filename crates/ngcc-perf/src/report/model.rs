@@ -477,6 +477,11 @@ pub fn calls_per_op(p: &Profile) -> String {
         .join(", ")
 }
 
+/// The RNG share of a profile: ICCS `drng`, plus NIST `randombytes` in ngcc-perf profiles.
+pub fn rng_share(p: &Profile) -> f64 {
+    share_of(p, "drng").unwrap_or(0.0) + share_of(p, "randombytes").unwrap_or(0.0)
+}
+
 pub fn share_of(p: &Profile, func: &str) -> Option<f64> {
     p.share.as_ref()?.get(func)?.as_f64()
 }

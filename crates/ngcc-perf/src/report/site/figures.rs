@@ -190,7 +190,7 @@ pub fn share_rows(s: &SystemSite, cand: &str) -> Vec<ShareRow> {
             rows.push(ShareRow {
                 label: format!("{label} {}", p.op_key()),
                 hash: prof.hash_share.unwrap_or(0.0),
-                drng: model::share_of(prof, "drng").unwrap_or(0.0),
+                drng: model::rng_share(prof),
             });
         }
     }

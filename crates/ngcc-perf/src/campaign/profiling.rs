@@ -1,0 +1,503 @@
+//! Phase `profile` (reference-harness.md §5.4): per measurable reference instance, relink
+//! with the wrappers (once per instance and process), check the relinked library is
+//! behaviourally the timed one, and profile each operation in a pinned child.
+//! `profile/<cand>/<label>__<op>.json` holds the schema 2 profile plus our `ngcc` block;
+//! an instance that cannot be relinked gets `<label>__RELINK_FAILED.json` and the phase goes
+//! on with the others.
+
+use super::host_gate::{self, HostState};
+use super::measurable::{self, calibration_path};
+use super::progress::Progress;
+use super::rundir::RunDir;
+use super::sandbox::{self, Exit, Spec};
+use super::{CampaignArgs, Selected};
+use crate::candidate::Kind;
+use crate::child::protocol::{KatJob, KatOutput, Limits, ProfileOutput, Request};
+use crate::dataset::schema::{
+    BuildEntry, Calibration, Profile, ProfileExtra, ProfileTotal, SCHEMA,
+};
+use crate::measure::plan::{self, profile_iterations, profile_timeout_s};
+use crate::profile::relink::{self, ProfPaths, RelinkError, Relinked, tail};
+use crate::profile::shares::{self, Overhead};
+use crate::util::{read_json, time::utc_now_iso, write_json};
+use anyhow::Result;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The KAT cross-check of a relinked library runs only when one KAT pass is cheap: at most
+/// this many seconds per operation (from the calibration).
+const KAT_CHECK_MAX_T1_S: f64 = 1.0;
+
+/// `profile/<cand>/<label>__RELINK_FAILED.json`: run-internal and never published
+/// (`dataset::publish` skips it, `dataset::load` ignores files without `operation`).
+#[derive(Serialize)]
+struct RelinkFailed<'a> {
+    candidate: &'a str,
+    label: &'a str,
+    reason: &'a str,
+    /// Last 2000 characters of the failing tool's stderr (the reference's only field).
+    stderr: &'a str,
+    utc: String,
+}
+
+pub fn profile_path(run: &RunDir, cand: &str, label: &str, op_key: &str) -> PathBuf {
+    run.root
+        .join("profile")
+        .join(cand)
+        .join(format!("{label}__{op_key}.json"))
+}
+
+pub fn relink_failed_path(run: &RunDir, cand: &str, label: &str) -> PathBuf {
+    profile_path(run, cand, label, "RELINK_FAILED")
+}
+
+/// The phase: host check, selection (§5.4), relink, profile.
+pub fn phase(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result<()> {
+    // Profiling plans nothing from the trial target: keep the run's recorded planning so a
+    // profile-only invocation does not trip the "same planning" guard of the host check.
+    let planning = run
+        .load_campaign()?
+        .planning
+        .unwrap_or_else(|| plan::default_planning(args.trial_target, args.op_budget));
+    let cpu = args.cpu.unwrap_or_else(super::default_cpu);
+    let host = host_gate::check(
+        run,
+        "profile",
+        cpu,
+        args.allow_unfixed_host,
+        &planning,
+        args.shard,
+    )?;
+    let issues = match &args.kat_issues {
+        Some(p) => measurable::load_kat_issues(p)?,
+        None => Vec::new(),
+    };
+    let build = run.load_build()?;
+    let (todo, skipped) = measurable::split(run, &build, selected, &issues, args.shard);
+    for (key, reason) in &skipped {
+        eprintln!("profile: skipping {key}: {reason}");
+    }
+    // Reference variant only; hash candidates are not profiled (their whole op is the hash).
+    let mut work = Vec::new();
+    for (s, e) in todo {
+        if e.variant != "reference" || s.cand.kind == Kind::Hash {
+            continue;
+        }
+        let pending: Vec<(String, u64, String)> = profile_ops(s.cand.kind)
+            .into_iter()
+            .filter(|(_, _, key)| !profile_path(run, &s.cand.id, &s.inst.label, key).is_file())
+            .collect();
+        if !pending.is_empty() {
+            work.push((s, e, pending));
+        }
+    }
+    let n_ops: usize = work.iter().map(|w| w.2.len()).sum();
+    let progress = Progress::new("profile", n_ops as u64);
+    for (s, e, pending) in work {
+        progress.working_on(&format!("{} relink", s.key()));
+        let relinked = match relink_checked(run, &s, &e, args) {
+            Ok(r) => r,
+            Err(err) => {
+                write_json(
+                    &relink_failed_path(run, &s.cand.id, &s.inst.label),
+                    &RelinkFailed {
+                        candidate: &s.cand.id,
+                        label: &s.inst.label,
+                        reason: &err.reason,
+                        stderr: &err.stderr,
+                        utc: utc_now_iso(),
+                    },
+                )?;
+                for (_, _, key) in &pending {
+                    progress.done(&format!(
+                        "profile {} {} {key}: relink_failed ({})",
+                        s.cand.id, s.inst.label, err.reason
+                    ));
+                }
+                continue;
+            }
+        };
+        let _ = std::fs::remove_file(relink_failed_path(run, &s.cand.id, &s.inst.label));
+        for (op, bytes, key) in pending {
+            progress.working_on(&format!("{} {key}", s.key()));
+            let p = profile_one(
+                run,
+                &s,
+                &e,
+                &relinked.0,
+                relinked.1,
+                &op,
+                bytes,
+                &key,
+                &host,
+                args,
+            )?;
+            write_json(&profile_path(run, &s.cand.id, &s.inst.label, &key), &p)?;
+            progress.done(&line(&p));
+        }
+    }
+    progress.finish();
+    Ok(())
+}
+
+/// (op, input_bytes, op_key) profiled per kind: KEX only the whole exchange (§5.4).
+fn profile_ops(kind: Kind) -> Vec<(String, u64, String)> {
+    match kind {
+        Kind::Kex => vec![("exchange".into(), 0, "exchange".into())],
+        Kind::Hash => Vec::new(),
+        k => measurable::operations(k, None),
+    }
+}
+
+/// `profile <cand> <label> <op>: <status> hash=<x.x>% rng=<y.y>%` (+ the corrected hash share).
+pub fn line(p: &Profile) -> String {
+    let head = format!("profile {} {} {}", p.candidate, p.label, op_key(p));
+    if p.status != "complete" {
+        let why = p.stderr.lines().next().unwrap_or("").trim();
+        return format!("{head}: {} ({why})", p.status);
+    }
+    let share = p.share.clone().unwrap_or_default();
+    let extra = p.ngcc.clone().unwrap_or_default();
+    let rng = crate::measure::stats::py_sum(
+        share
+            .iter()
+            .filter(|(f, _)| extra.rng_fns.contains(f))
+            .filter_map(|(_, v)| v.as_f64()),
+    );
+    let ops = p.total.as_ref().map_or(0, |t| t.operations);
+    let cpo: Vec<String> = shares::calls_per_op(&p.calls, ops)
+        .into_iter()
+        .map(|(f, c)| format!("{f} {}", crate::report::format::g3(c)))
+        .collect();
+    format!(
+        "{head}: {} hash={:.1}% rng={:.1}% (corrected hash={:.1}%, wrapper {:.1} ticks/call; calls/op: {})",
+        p.status,
+        100.0 * p.hash_share.unwrap_or(0.0),
+        100.0 * rng,
+        100.0 * extra.hash_share_corrected,
+        extra.wrapper_ticks_per_call,
+        if cpo.is_empty() {
+            "none".into()
+        } else {
+            cpo.join(", ")
+        }
+    )
+}
+
+fn op_key(p: &Profile) -> String {
+    crate::dataset::load::op_key(&p.operation, p.input_bytes)
+}
+
+/// Relinks and, when the instance has cheap KAT output, checks the relinked library writes
+/// the same KAT files as the timed one: the wrappers must only observe.
+fn relink_checked(
+    run: &RunDir,
+    s: &Selected,
+    e: &BuildEntry,
+    args: &CampaignArgs,
+) -> Result<(Relinked, Option<bool>), RelinkError> {
+    let r = relink::relink(&run.root, &s.cand, &s.inst, e)?;
+    let timed_dir = run.katgen_dir(&s.cand.id, &s.inst.label);
+    let expected = kat_files(&timed_dir);
+    let max_t1 = profile_ops(s.cand.kind)
+        .iter()
+        .filter_map(|(_, _, key)| {
+            read_json::<Calibration>(&calibration_path(run, &s.cand.id, &s.inst.label, key)).ok()
+        })
+        .map(|c| c.t1_s)
+        .fold(0.0, f64::max);
+    if expected.is_empty() || max_t1 > KAT_CHECK_MAX_T1_S {
+        return Ok((r, None));
+    }
+    let out_dir = ProfPaths::new(&run.root, &s.cand.id, &s.inst.label)
+        .work
+        .join("katgen");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let fail = |reason: String, stderr: String| RelinkError { reason, stderr };
+    std::fs::create_dir_all(&out_dir).map_err(|x| fail(format!("{x}"), String::new()))?;
+    let job = KatJob {
+        limits: Limits {
+            address_space: Some(args.mem_limit << 20),
+            cpu_seconds: Some(args.kat_timeout + 5),
+            file_size: Some(2 << 30),
+            pin_cpu: None,
+        },
+        library: r.library.clone(),
+        kind: s.cand.kind,
+        api: s.cand.api,
+        rng: s.inst.kat_rng().to_string(),
+        out_dir: out_dir.clone(),
+        count: s.inst.kat_count.unwrap_or(10),
+        quick: true,
+    };
+    let spec = Spec {
+        workdir: run
+            .scratch(&format!("profkat-{}-{}", s.cand.id, s.inst.label))
+            .map_err(|x| fail(format!("{x:#}"), String::new()))?,
+        timeout: Duration::from_secs(args.kat_timeout),
+    };
+    let outcome = sandbox::run(&spec, &Request::Kat(job))
+        .map_err(|x| fail(format!("{x:#}"), String::new()))?;
+    let status = sandbox::parse_result::<KatOutput>(&outcome)
+        .map(|o| o.status)
+        .unwrap_or_else(|_| outcome.failure_text().unwrap_or_else(|| "no result".into()));
+    for (name, bytes) in &expected {
+        let got = std::fs::read(out_dir.join(name)).ok();
+        if got.as_deref() != Some(bytes.as_slice()) {
+            return Err(fail(
+                format!(
+                    "the relinked library's KAT output {name} differs from the timed library's (KAT job: {status}): a wrapper changed behaviour"
+                ),
+                tail(&outcome.stderr, 2000),
+            ));
+        }
+    }
+    Ok((r, Some(true)))
+}
+
+/// (file name, bytes) of every file a KAT job left in `dir`, sorted by name.
+fn kat_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v: Vec<(String, Vec<u8>)> = rd
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_file())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            std::fs::read(e.path()).ok().map(|b| (name, b))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[allow(clippy::too_many_arguments)]
+fn profile_one(
+    run: &RunDir,
+    s: &Selected,
+    e: &BuildEntry,
+    relinked: &Relinked,
+    kat_identical: Option<bool>,
+    op: &str,
+    bytes: u64,
+    key: &str,
+    host: &HostState,
+    args: &CampaignArgs,
+) -> Result<Profile> {
+    let cal = read_json::<Calibration>(&calibration_path(run, &s.cand.id, &s.inst.label, key))
+        .ok()
+        .filter(|c| c.status == "complete");
+    // §5.4: t1 defaults to 1 s without a calibration.
+    let (t1, setup) = cal
+        .as_ref()
+        .map_or((1.0, 0.0), |c| (c.t1_s, c.overhead_s + c.prepare_s));
+    let (iters, warmups) = profile_iterations(t1);
+    let timeout = profile_timeout_s(t1, setup, iters, warmups);
+    let mut job = super::measuring::job(run, s, e, op, bytes, key, host.cpu, args);
+    job.library = relinked.library.clone();
+    job.iterations = iters;
+    job.warmups = warmups;
+    let timeout = args.measure_timeout.map_or(timeout, |c| timeout.min(c));
+    let spec = Spec {
+        workdir: run.scratch(&format!("prof-{}-{}-{key}", s.cand.id, s.inst.label))?,
+        timeout: Duration::from_secs_f64(timeout.max(1.0)),
+    };
+    let outcome = sandbox::run(&spec, &Request::Profile(job))?;
+    let out = match (
+        &outcome.exit,
+        sandbox::parse_result::<ProfileOutput>(&outcome),
+    ) {
+        (Exit::Timeout, _) => ProfileOutput {
+            status: "failed".into(),
+            error: Some(format!("hard timeout after {timeout:.0} s")),
+            ..Default::default()
+        },
+        (_, Ok(o)) => o,
+        (_, Err(_)) => ProfileOutput {
+            status: "failed".into(),
+            error: Some(format!(
+                "crashed: {}",
+                outcome.failure_text().unwrap_or_else(|| "no result".into())
+            )),
+            ..Default::default()
+        },
+    };
+    let stderr = tail(
+        [
+            out.error.clone().unwrap_or_default(),
+            outcome.stderr.clone(),
+        ]
+        .join("\n")
+        .trim(),
+        2000,
+    );
+    Ok(assemble(
+        s,
+        e,
+        relinked,
+        kat_identical,
+        op,
+        bytes,
+        out,
+        outcome.command.clone(),
+        stderr,
+    ))
+}
+
+/// The schema 2 profile (§7.5) with our `ngcc` block, from a child's output.
+#[allow(clippy::too_many_arguments)]
+pub fn assemble(
+    s: &Selected,
+    e: &BuildEntry,
+    relinked: &Relinked,
+    kat_identical: Option<bool>,
+    op: &str,
+    bytes: u64,
+    out: ProfileOutput,
+    command: Vec<String>,
+    stderr: String,
+) -> Profile {
+    let complete = out.status == "complete";
+    let mut meta = Map::new();
+    for (k, v) in [
+        ("id", out.id.clone()),
+        ("instance", out.instance.clone()),
+        ("operation", op.to_string()),
+        ("tick_source", out.tick_source.clone()),
+        ("tick_hz", format!("{:.0}", out.tick_hz)),
+        ("warmups", out.warmups.to_string()),
+        ("overflow_calls", out.overflow_calls.to_string()),
+    ] {
+        meta.insert(k.into(), Value::String(v));
+    }
+    let hash_fns = relinked.plan.hash_fns();
+    let total = complete.then_some(ProfileTotal {
+        operations: out.operations,
+        ticks: out.total_ticks,
+    });
+    let ticks = total.as_ref().map_or(0, |t| t.ticks);
+    let share = if complete {
+        shares::shares(&out.calls, ticks)
+    } else {
+        None
+    };
+    let hash_share = share.as_ref().map(|m| shares::hash_share(m, &hash_fns));
+    let overhead = Overhead {
+        per_call: out.wrapper_ticks_per_call,
+        inside: out.wrapper_inside_ticks_per_call,
+    };
+    let (share_corrected, hash_share_corrected) = if share.is_some() {
+        shares::corrected(&out.calls, ticks, overhead, &hash_fns)
+    } else {
+        Default::default()
+    };
+    let extra = ProfileExtra {
+        relinked_library_sha256: relinked.sha256.clone(),
+        timed_library_sha256: e.library_sha256.clone(),
+        wrapper_ticks_per_call: out.wrapper_ticks_per_call,
+        share_corrected,
+        hash_share_corrected,
+        bytes_hashed_per_op: shares::bytes_hashed_per_op(&out.calls, &hash_fns, out.operations),
+        hash_fns,
+        rng_fns: relinked.plan.rng_fns(),
+        wrapper_inside_ticks_per_call: out.wrapper_inside_ticks_per_call,
+        wrapped_symbols: relinked.plan.symbols(),
+        unreached_symbols: relinked.plan.unreached.clone(),
+        relinked_kat_identical: kat_identical,
+        preempted_ops_discarded: out.discarded_ops,
+        preempted_ops_kept: out.preempted_ops_kept,
+    };
+    Profile {
+        schema: SCHEMA,
+        candidate: s.cand.id.clone(),
+        label: s.inst.label.clone(),
+        operation: op.into(),
+        input_bytes: bytes,
+        status: if complete { "complete" } else { "failed" }.into(),
+        command,
+        stderr,
+        meta,
+        total,
+        calls: out.calls,
+        share,
+        hash_share,
+        ngcc: Some(extra),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::schema::ProfileCall;
+
+    #[test]
+    fn profile_runs_after_measure_and_in_all() {
+        assert_eq!(
+            super::super::parse_phases("all").unwrap().last(),
+            Some(&"profile")
+        );
+        assert_eq!(
+            super::super::parse_phases("profile,measure").unwrap(),
+            ["measure", "profile"]
+        );
+        assert_eq!(profile_ops(Kind::Kex).len(), 1);
+        assert!(profile_ops(Kind::Hash).is_empty());
+    }
+
+    #[test]
+    fn the_line_shows_hash_and_rng_shares() {
+        let calls = vec![
+            ProfileCall {
+                func: "shake256".into(),
+                in_bits: 264,
+                out_bits: 1024,
+                calls: 6,
+                ticks: 250,
+            },
+            ProfileCall {
+                func: "randombytes".into(),
+                in_bits: 0,
+                out_bits: 256,
+                calls: 3,
+                ticks: 20,
+            },
+        ];
+        let p = Profile {
+            candidate: "c".into(),
+            label: "l".into(),
+            operation: "enc".into(),
+            status: "complete".into(),
+            total: Some(ProfileTotal {
+                operations: 3,
+                ticks: 1000,
+            }),
+            share: shares::shares(&calls, 1000),
+            hash_share: Some(0.25),
+            calls,
+            ngcc: Some(ProfileExtra {
+                hash_fns: vec!["shake256".into()],
+                rng_fns: vec!["randombytes".into()],
+                hash_share_corrected: 0.2,
+                wrapper_ticks_per_call: 40.0,
+                ..ProfileExtra::default()
+            }),
+            ..Profile::default()
+        };
+        assert_eq!(
+            line(&p),
+            "profile c l enc: complete hash=25.0% rng=2.0% (corrected hash=20.0%, wrapper 40.0 ticks/call; calls/op: shake256 2, randombytes 1)"
+        );
+        let failed = Profile {
+            status: "failed".into(),
+            stderr: "hard timeout after 301 s\nmore".into(),
+            ..p
+        };
+        assert_eq!(
+            line(&failed),
+            "profile c l enc: failed (hard timeout after 301 s)"
+        );
+    }
+}

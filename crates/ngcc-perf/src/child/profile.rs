@@ -1,0 +1,252 @@
+//! The profile job (reference-harness.md §5.3): on the relinked library, the same prepared
+//! operation the trials time (same seed, the saved setup), warm-ups, the tick rate, the
+//! wrappers' own cost, then ITERS operations with accounting enabled around each one only.
+
+use super::library::Lib;
+use super::ops::{Runner, seed_library};
+use super::protocol::{OpJob, ProfileOutput};
+use crate::dataset::schema::ProfileCall;
+use crate::measure::counter::monotonic_raw_ns;
+use std::ffi::{CStr, c_char, c_int};
+
+/// Mirror of `ngcc_prof_entry_t` in csrc/prof/ngcc_prof.c.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Entry {
+    func: *const c_char,
+    in_bits: u64,
+    out_bits: u64,
+    calls: u64,
+    ticks: u64,
+}
+
+/// The table size of the C side: `entries` never reports more used slots.
+const SLOTS: usize = 8192;
+/// Overhead measurement: rounds × calls per round; the median round is kept.
+const OVERHEAD_ROUNDS: usize = 9;
+const OVERHEAD_CALLS: u64 = 20_000;
+/// Tick-rate calibration spin (reference: 100 ms of CLOCK_MONOTONIC_RAW).
+const TICK_HZ_SPIN_NS: u64 = 100_000_000;
+
+struct Prof {
+    tick_source: unsafe extern "C" fn() -> *const c_char,
+    ticks: unsafe extern "C" fn() -> u64,
+    enable: unsafe extern "C" fn(c_int),
+    reset: unsafe extern "C" fn(),
+    entries: unsafe extern "C" fn(*mut Entry, usize, *mut u64) -> usize,
+    overhead: unsafe extern "C" fn(u64, *mut u64),
+    mark: unsafe extern "C" fn(),
+    rollback: unsafe extern "C" fn() -> c_int,
+}
+
+impl Prof {
+    fn open(lib: &Lib) -> Result<Prof, String> {
+        Ok(Prof {
+            tick_source: lib.func("ngcc_prof_tick_source")?,
+            ticks: lib.func("ngcc_prof_ticks")?,
+            enable: lib.func("ngcc_prof_enable")?,
+            reset: lib.func("ngcc_prof_reset")?,
+            entries: lib.func("ngcc_prof_entries")?,
+            overhead: lib.func("ngcc_prof_overhead")?,
+            mark: lib.func("ngcc_prof_mark")?,
+            rollback: lib.func("ngcc_prof_rollback")?,
+        })
+    }
+
+    fn ticks(&self) -> u64 {
+        // SAFETY: the wrapper library's tick read takes no arguments.
+        unsafe { (self.ticks)() }
+    }
+
+    fn enable(&self, on: bool) {
+        // SAFETY: sets a flag in the wrapper library.
+        unsafe { (self.enable)(c_int::from(on)) }
+    }
+
+    fn tick_source(&self) -> String {
+        // SAFETY: returns a static NUL-terminated string (or NULL, handled).
+        let p = unsafe { (self.tick_source)() };
+        if p.is_null() {
+            return "unknown".into();
+        }
+        // SAFETY: non-null, static, NUL-terminated.
+        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    }
+
+    /// (calls, overflow_calls), merged by (fn, in_bits, out_bits) and sorted, because two
+    /// symbols may record the same `fn` (e.g. `randombytes` and `PQCLEAN_randombytes`).
+    fn read(&self) -> (Vec<ProfileCall>, u64) {
+        let mut buf = vec![
+            Entry {
+                func: std::ptr::null(),
+                in_bits: 0,
+                out_bits: 0,
+                calls: 0,
+                ticks: 0,
+            };
+            SLOTS
+        ];
+        let mut overflow = 0u64;
+        // SAFETY: buf holds SLOTS entries; the library writes at most `cap` of them.
+        let n = unsafe { (self.entries)(buf.as_mut_ptr(), SLOTS, &mut overflow) }.min(SLOTS);
+        let mut merged: std::collections::BTreeMap<(String, u64, u64), (u64, u64)> =
+            Default::default();
+        for e in &buf[..n] {
+            let name = if e.func.is_null() {
+                "unknown".to_string()
+            } else {
+                // SAFETY: names point into the library's static string table.
+                unsafe { CStr::from_ptr(e.func) }
+                    .to_string_lossy()
+                    .into_owned()
+            };
+            let slot = merged.entry((name, e.in_bits, e.out_bits)).or_default();
+            slot.0 += e.calls;
+            slot.1 += e.ticks;
+        }
+        let calls = merged
+            .into_iter()
+            .map(|((func, in_bits, out_bits), (calls, ticks))| ProfileCall {
+                func,
+                in_bits,
+                out_bits,
+                calls,
+                ticks,
+            })
+            .collect();
+        (calls, overflow)
+    }
+
+    /// Ticks per second of the wrapper's tick source.
+    fn tick_hz(&self) -> f64 {
+        let (n0, k0) = (monotonic_raw_ns(), self.ticks());
+        let mut n1 = n0;
+        while n1 - n0 < TICK_HZ_SPIN_NS {
+            n1 = monotonic_raw_ns();
+        }
+        let k1 = self.ticks();
+        k1.wrapping_sub(k0) as f64 / ((n1 - n0) as f64 / 1e9)
+    }
+
+    /// (per call on the operation, per call inside a helper's ticks), medians of rounds.
+    fn overhead(&self) -> (f64, f64) {
+        let mut full = Vec::with_capacity(OVERHEAD_ROUNDS);
+        let mut inside = Vec::with_capacity(OVERHEAD_ROUNDS);
+        let n = OVERHEAD_CALLS as f64;
+        for _ in 0..OVERHEAD_ROUNDS {
+            let mut out = [0u64; 3];
+            // SAFETY: `out` has the three slots the C side writes.
+            unsafe { (self.overhead)(OVERHEAD_CALLS, out.as_mut_ptr()) };
+            let direct = out[0] as f64 / n;
+            full.push((out[1] as f64 / n - direct).max(0.0));
+            inside.push((out[2] as f64 / n - direct).max(0.0));
+        }
+        let med = |v: &[f64]| crate::measure::stats::median(v).unwrap_or(0.0);
+        let (f, i) = (med(&full), med(&inside));
+        (f, i.min(f))
+    }
+}
+
+/// Involuntary context switches of this thread so far (0 if getrusage fails).
+fn involuntary_switches() -> i64 {
+    // SAFETY: getrusage fills the zeroed struct we own.
+    unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_THREAD, &mut ru) != 0 {
+            return 0;
+        }
+        ru.ru_nivcsw
+    }
+}
+
+fn failed(mut out: ProfileOutput, e: String) -> ProfileOutput {
+    out.status = "failed".into();
+    out.error = Some(e);
+    out
+}
+
+pub fn run(job: &OpJob, t_start: u64) -> ProfileOutput {
+    let sandbox = super::limits::apply(&job.limits);
+    let mut out = match Lib::open(&job.library) {
+        Ok(lib) => profile(job, &lib),
+        Err(e) => failed(ProfileOutput::default(), format!("LOADFAIL: {e}")),
+    };
+    out.sandbox = sandbox;
+    out.end_s = (monotonic_raw_ns() - t_start) as f64 / 1e9;
+    out
+}
+
+fn profile(job: &OpJob, lib: &Lib) -> ProfileOutput {
+    let mut out = ProfileOutput {
+        id: lib.meta.id.clone(),
+        instance: lib.meta.instance.clone(),
+        warmups: job.warmups,
+        ..ProfileOutput::default()
+    };
+    let prof = match Prof::open(lib) {
+        Ok(p) => p,
+        Err(e) => return failed(out, format!("not a profiling library: {e}")),
+    };
+    out.tick_source = prof.tick_source();
+    prof.enable(false);
+    if let Err(e) = seed_library(lib, job.api, job.seed_tweak, job.rng.as_deref()) {
+        return failed(out, e);
+    }
+    let op = if job.kind == crate::candidate::Kind::Hash {
+        "hash"
+    } else {
+        job.op.as_str()
+    };
+    let mut runner =
+        match Runner::prepare(lib, job.kind, op, job.input_bytes, &job.setup_dir, false) {
+            Ok(r) => r,
+            Err(e) => return failed(out, e),
+        };
+    for _ in 0..job.warmups {
+        if let Err(e) = runner.call() {
+            return failed(out, format!("warm-up operation failed: {e}"));
+        }
+    }
+    out.tick_hz = prof.tick_hz();
+    (
+        out.wrapper_ticks_per_call,
+        out.wrapper_inside_ticks_per_call,
+    ) = prof.overhead();
+    // SAFETY: clears the wrapper library's table.
+    unsafe { (prof.reset)() };
+    let mut total = 0u64;
+    let mut done = 0u64;
+    while done < job.iterations {
+        let switches = involuntary_switches();
+        // SAFETY: starts the wrapper library's per-operation journal.
+        unsafe { (prof.mark)() };
+        prof.enable(true);
+        let t0 = prof.ticks();
+        let r = runner.call();
+        let t1 = prof.ticks();
+        prof.enable(false);
+        if let Err(e) = r {
+            out.operations = done;
+            return failed(out, format!("profiled operation failed: {e}"));
+        }
+        let preempted = involuntary_switches() > switches;
+        // A preempted operation's ticks include another task's time: take it back and run
+        // one more, at most ITERS times (then keep what comes, and say so).
+        // SAFETY: takes back this operation's records (returns 0 if it cannot).
+        if preempted && out.discarded_ops < job.iterations && unsafe { (prof.rollback)() } == 1 {
+            out.discarded_ops += 1;
+            continue;
+        }
+        out.preempted_ops_kept += u64::from(preempted);
+        total += t1.wrapping_sub(t0);
+        done += 1;
+    }
+    if let Err(e) = runner.check_guards() {
+        return failed(out, format!("OVERFLOW: {e}"));
+    }
+    (out.calls, out.overflow_calls) = prof.read();
+    out.operations = job.iterations;
+    out.total_ticks = total;
+    out.status = "complete".into();
+    out
+}

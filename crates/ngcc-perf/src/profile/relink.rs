@@ -1,0 +1,271 @@
+//! Relinking an instance with the profiling wrappers (reference-harness.md §5.1), from the
+//! objects the build phase left on disk — after proving they are the timed library's.
+//!
+//! Proof: the manifest must still give the build's cache key (same sources, headers, flags,
+//! compiler), and linking the objects exactly as the build did must reproduce the timed
+//! library byte for byte (sha256 equal to build.json `library_sha256`). Only then are the
+//! wrapper object and `-Wl,--wrap=` flags added. The reference relinked whatever objects
+//! were on disk with no such link.
+
+use super::symbols::{self, WrapPlan};
+use crate::build::flags::{FlagSet, LINK};
+use crate::build::instance::{self, Paths};
+use crate::candidate::{Candidate, Instance};
+use crate::dataset::schema::BuildEntry;
+use crate::util::{atomic_write, sha256_file};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Flags of the wrapper object: the guide's reference flags, which it compiles cleanly under.
+pub const WRAPPER_CFLAGS: &[&str] = &[
+    "-std=c99",
+    "-Wpedantic",
+    "-Wall",
+    "-Wextra",
+    "-O2",
+    "-fPIC",
+    "-fvisibility=hidden",
+];
+/// The build's export map (build/instance.rs); reproduced verbatim for the proof link.
+const BUILD_EXPORTS: &str = "{\n  global: ngcc_*;\n  local: *;\n};\n";
+/// The relinked library also exports the profiling entry points.
+const PROF_EXPORTS: &str = "{\n  global: ngcc_*; ngcc_prof_*;\n  local: *;\n};\n";
+
+/// `RUN/profile-lib/<cand>/lib<label>.so` and its work folder `RUN/profile-lib/<cand>/<label>/`.
+#[derive(Debug, Clone)]
+pub struct ProfPaths {
+    pub work: PathBuf,
+    pub library: PathBuf,
+}
+
+impl ProfPaths {
+    pub fn new(run: &Path, cand: &str, label: &str) -> ProfPaths {
+        let dir = run.join("profile-lib").join(cand);
+        ProfPaths {
+            work: dir.join(label),
+            library: dir.join(format!("lib{label}.so")),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Relinked {
+    pub library: PathBuf,
+    pub sha256: String,
+    pub plan: WrapPlan,
+}
+
+/// Why an instance could not be relinked: one line, and the failing tool's stderr.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RelinkError {
+    pub reason: String,
+    pub stderr: String,
+}
+
+fn fail(reason: impl Into<String>) -> RelinkError {
+    RelinkError {
+        reason: reason.into(),
+        stderr: String::new(),
+    }
+}
+
+/// Last `n` characters of `s`.
+pub fn tail(s: &str, n: usize) -> String {
+    let start = s
+        .char_indices()
+        .rev()
+        .nth(n.saturating_sub(1))
+        .map_or(0, |(i, _)| i);
+    s[start..].to_string()
+}
+
+/// The object files of the timed build, in link order (named as `compile_and_link` names them).
+pub fn build_objects(
+    run: &Path,
+    cand: &Candidate,
+    inst: &Instance,
+    entry: &BuildEntry,
+) -> Result<(Vec<PathBuf>, Vec<String>), RelinkError> {
+    let flag_set = FlagSet::from_name(&entry.flags)
+        .ok_or_else(|| fail(format!("flag set {:?} is not relinkable", entry.flags)))?;
+    let paths = Paths::new(run, &cand.id, &inst.label);
+    let plan = instance::plan(cand, inst, flag_set, &paths)
+        .map_err(|e| fail(format!("cannot plan the build again: {e:#}")))?;
+    if entry.cache_key.as_deref() != Some(plan.cache_key.as_str()) {
+        return Err(fail(
+            "sources, headers, flags or compiler changed since the timed build (cache key differs); run the build phase again",
+        ));
+    }
+    let obj_dir = paths.work.join(format!("obj-{}", flag_set.name()));
+    let mut objects = Vec::new();
+    for (i, src) in plan.sources.iter().enumerate() {
+        let stem = src.file_stem().unwrap_or_default().to_string_lossy();
+        let obj = obj_dir.join(format!("{i:03}_{stem}.o"));
+        if !obj.is_file() {
+            return Err(fail(format!("object {} is missing", obj.display())));
+        }
+        objects.push(obj);
+    }
+    Ok((objects, plan.ldlibs))
+}
+
+/// Runs one tool, logging the command and its output; Err carries the stderr.
+fn run_logged(cmd: &mut Command, log: &mut String) -> Result<(), RelinkError> {
+    let line: Vec<String> = std::iter::once(cmd.get_program().to_string_lossy().to_string())
+        .chain(cmd.get_args().map(|a| a.to_string_lossy().to_string()))
+        .collect();
+    let _ = writeln!(log, "$ {}", line.join(" "));
+    let out = cmd
+        .output()
+        .map_err(|e| fail(format!("running {}: {e}", line[0])))?;
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    log.push_str(&String::from_utf8_lossy(&out.stdout));
+    log.push_str(&stderr);
+    if out.status.success() {
+        return Ok(());
+    }
+    let first = stderr
+        .lines()
+        .find(|l| l.contains("undefined reference") || l.contains("error"))
+        .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
+        .unwrap_or("failed without output")
+        .trim()
+        .to_string();
+    Err(RelinkError {
+        reason: format!("{} failed: {first}", line[0]),
+        stderr: tail(&stderr, 2000),
+    })
+}
+
+fn link_cmd(map: &Path, out: &Path, objects: &[PathBuf], ldlibs: &[String]) -> Command {
+    let mut cmd = Command::new(crate::build::compiler::program());
+    cmd.args(LINK)
+        .arg(format!("-Wl,--version-script={}", map.display()))
+        .arg("-o")
+        .arg(out);
+    cmd.args(objects).args(ldlibs).arg("-lm");
+    cmd
+}
+
+fn io(what: &str, e: impl std::fmt::Display) -> RelinkError {
+    fail(format!("{what}: {e}"))
+}
+
+/// Proves the objects, scans them, compiles the wrappers and links the profiling library.
+pub fn relink(
+    run: &Path,
+    cand: &Candidate,
+    inst: &Instance,
+    entry: &BuildEntry,
+) -> Result<Relinked, RelinkError> {
+    let pp = ProfPaths::new(run, &cand.id, &inst.label);
+    std::fs::create_dir_all(&pp.work).map_err(|e| io("creating the work folder", e))?;
+    let mut log = String::new();
+    let result = relink_logged(run, cand, inst, entry, &pp, &mut log);
+    if let Err(e) = &result {
+        let _ = writeln!(log, "relink failed: {}", e.reason);
+    }
+    let _ = atomic_write(&pp.work.join("relink.log"), log.as_bytes());
+    result
+}
+
+fn relink_logged(
+    run: &Path,
+    cand: &Candidate,
+    inst: &Instance,
+    entry: &BuildEntry,
+    pp: &ProfPaths,
+    log: &mut String,
+) -> Result<Relinked, RelinkError> {
+    let timed_sha = entry
+        .library_sha256
+        .clone()
+        .ok_or_else(|| fail("build.json has no library_sha256 for the timed library"))?;
+    let (objects, ldlibs) = build_objects(run, cand, inst, entry)?;
+
+    // 1. The objects must link into the timed library itself.
+    let build_map = pp.work.join("exports-build.map");
+    atomic_write(&build_map, BUILD_EXPORTS.as_bytes()).map_err(|e| io("writing a map", e))?;
+    let proof = pp.work.join("reproduced.so");
+    run_logged(&mut link_cmd(&build_map, &proof, &objects, &ldlibs), log)?;
+    let proof_sha = sha256_file(&proof).map_err(|e| io("hashing the proof link", e))?;
+    let _ = std::fs::remove_file(&proof);
+    if proof_sha != timed_sha {
+        return Err(fail(format!(
+            "the objects on disk do not reproduce the timed library (sha256 {} != {}); run the build phase again",
+            &proof_sha[..16],
+            &timed_sha[..timed_sha.len().min(16)]
+        )));
+    }
+
+    // 2. Which helpers to wrap.
+    let syms = symbols::scan_objects(&objects).map_err(fail)?;
+    let plan = symbols::plan_wraps(cand.api, inst.namespace.as_deref(), &syms);
+    let _ = writeln!(
+        log,
+        "wrapped: {}\nunreached (defined, never called from another object): {}",
+        plan.symbols().join(" "),
+        plan.unreached.join(" ")
+    );
+
+    // 3. The wrapper object.
+    let src_dir = pp.work.join("prof");
+    let header = symbols::wraps_header(&format!("{}/{}", cand.id, inst.label), &plan);
+    atomic_write(&src_dir.join("ngcc_prof_wraps.h"), header.as_bytes())
+        .map_err(|e| io("writing the wrapper list", e))?;
+    let src = src_dir.join("ngcc_prof.c");
+    atomic_write(&src, crate::csrc::PROF_C.as_bytes())
+        .map_err(|e| io("writing the wrapper source", e))?;
+    let wrap_obj = src_dir.join("ngcc_prof.o");
+    let mut cc = Command::new(crate::build::compiler::program());
+    cc.args(WRAPPER_CFLAGS)
+        .arg(format!("-I{}", src_dir.display()))
+        .arg("-c")
+        .arg(&src)
+        .arg("-o")
+        .arg(&wrap_obj);
+    run_logged(&mut cc, log)?;
+
+    // 4. The profiling library: the same link plus the wrappers.
+    let prof_map = pp.work.join("exports-prof.map");
+    atomic_write(&prof_map, PROF_EXPORTS.as_bytes()).map_err(|e| io("writing a map", e))?;
+    let tmp = pp
+        .library
+        .with_extension(format!("so.{}.tmp", std::process::id()));
+    let mut all = objects.clone();
+    all.push(wrap_obj);
+    let mut cmd = link_cmd(&prof_map, &tmp, &all, &ldlibs);
+    for s in plan.symbols() {
+        cmd.arg(format!("-Wl,--wrap={s}"));
+    }
+    if let Err(e) = run_logged(&mut cmd, log) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    std::fs::rename(&tmp, &pp.library).map_err(|e| io("installing the relinked library", e))?;
+    let sha256 = sha256_file(&pp.library).map_err(|e| io("hashing the relinked library", e))?;
+    Ok(Relinked {
+        library: pp.library.clone(),
+        sha256,
+        plan,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_keeps_the_end() {
+        assert_eq!(tail("abcdef", 3), "def");
+        assert_eq!(tail("ab", 10), "ab");
+        assert_eq!(tail("αβγ", 2), "βγ");
+    }
+
+    #[test]
+    fn maps_export_the_profiling_entry_points() {
+        assert!(PROF_EXPORTS.contains("ngcc_prof_*;"));
+        assert!(BUILD_EXPORTS.contains("ngcc_*;"));
+    }
+}
