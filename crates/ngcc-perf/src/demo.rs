@@ -67,7 +67,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         ..CampaignArgs::defaults("all", dirs, run_dir.clone())
     };
     println!(
-        "demo: campaign (build, KAT, calibrate, measure) in {}; hash KATs in --quick mode; the host is not \
+        "demo: campaign (build, KAT, calibrate, measure, profile) in {}; hash KATs in --quick mode; the host is not \
          checked for fixed clocks (--allow-unfixed-host), and the data says so",
         run_dir.display()
     );

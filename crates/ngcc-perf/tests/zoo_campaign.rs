@@ -5,12 +5,9 @@
 //!
 //! Hangs and leaks end fast: --kat-timeout 2, --measure-timeout 1.5, --mem-limit 256.
 //!
-//! ICCS KATs: in this branch every ICCS KAT ends NOKAT "ICCS KAT flows are not built yet",
-//! so the ICCS entries are timed and their measure-phase statuses are asserted. Once the ICCS
-//! KAT flow (branch `iccsflow`) is merged, the KAT status becomes the one in `kat` below
-//! (decided before any digest) and the CRASH ones are no longer timed: `check_entry`
-//! accepts both states, see `iccs_kat_pending`. Entries whose ICCS KAT status needs a
-//! kat.sha256 manifest (nondet, stdout, …) have none here and stay NOKAT.
+//! The ICCS toys have no kat.sha256, so their honest entries end NOKAT (timed anyway); the
+//! statuses decided before any digest (CRASH, TIMEOUT, OVERFLOW, CRYPTOFAIL, and the
+//! replay that catches nondeterminism) are exact.
 
 mod common;
 use common::*;
@@ -325,7 +322,7 @@ const ZOO: &[Entry] = &[
     Entry {
         key: "zoo-iccs-kem/wrong-len",
         kat: "OVERFLOW",
-        detail: "length",
+        detail: "more than the declared 32",
         ops: &[
             ("keygen", Complete),
             (
@@ -347,8 +344,8 @@ const ZOO: &[Entry] = &[
     Entry {
         // Needs a kat.sha256 manifest to become MISMATCH; without one it stays NOKAT.
         key: "zoo-iccs-kem/nondet",
-        kat: "NOKAT",
-        detail: "",
+        kat: "MISMATCH",
+        detail: "nondeterministic: count 0 replayed with the same seed gave a different PK",
         ops: KEM_OK,
     },
     Entry {
@@ -452,12 +449,6 @@ fn timed(kat: &str) -> bool {
     !matches!(kat, "CRASH" | "LOADFAIL" | "BUILDFAIL")
 }
 
-/// This branch's ICCS KAT: NOKAT before the ICCS flow exists. (Enable the strict check by
-/// deleting this once `iccsflow` is merged.)
-fn iccs_kat_pending(key: &str, status: &str, detail: &str) -> bool {
-    key.starts_with("zoo-iccs-kem/") && status == "NOKAT" && detail.contains("not built yet")
-}
-
 fn record(run: &Path, key: &str, op: &str) -> Option<Record> {
     let (cand, label) = key.split_once('/').unwrap();
     let path = run.join(format!("records/{cand}/{label}__{op}.json"));
@@ -477,11 +468,8 @@ fn check_entry(run: &Path, campaign: &Campaign, e: &Entry) -> String {
         return format!("BUILDFAIL: {err}");
     }
     let detail = b.kat_detail.clone().unwrap_or_default();
-    let pending = iccs_kat_pending(e.key, &b.kat, &detail);
-    if !pending {
-        assert_eq!(b.kat, e.kat, "{}: KAT {} ({detail})", e.key, b.kat);
-        assert!(detail.contains(e.detail), "{}: detail {detail:?}", e.key);
-    }
+    assert_eq!(b.kat, e.kat, "{}: KAT {} ({detail})", e.key, b.kat);
+    assert!(detail.contains(e.detail), "{}: detail {detail:?}", e.key);
     // The KAT log ends with the same verdict.
     let log = run.join(format!("kat/{cand}/{label}.log"));
     let last = last_line(&log);

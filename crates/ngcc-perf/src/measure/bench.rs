@@ -114,7 +114,13 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
             .into(),
         );
         j.rng = Some("counter".into());
-        let (out, _) = run_child(&run, &format!("bench-{round}"), &Request::Trial(j), 600.0, &campaign_args)?;
+        let (out, _) = run_child(
+            &run,
+            &format!("bench-{round}"),
+            &Request::Trial(j),
+            600.0,
+            &campaign_args,
+        )?;
         let t = out
             .trials
             .first()
