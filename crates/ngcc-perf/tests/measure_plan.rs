@@ -2,7 +2,7 @@
 //! `plan()` gives for some calibration (t1, setup).
 
 use ngcc_perf::dataset::schema::{Campaign, Plan, Record};
-use ngcc_perf::measure::plan::{default_planning, infer_calibration, plan};
+use ngcc_perf::measure::plan::{reference_planning, infer_calibration, plan};
 use proptest::prelude::*;
 use std::path::PathBuf;
 
@@ -36,7 +36,7 @@ fn uvw_kem_128_enc_plan_is_reproduced() {
     let Some(dir) = fixture_dir() else { return };
     let campaign: Campaign = read(&dir.join("campaign.json"));
     let planning = campaign.planning.expect("campaign has planning");
-    assert_eq!(planning, default_planning(0.5, 300.0));
+    assert_eq!(planning, reference_planning(0.5, 300.0));
 
     let rec: Record = read(&dir.join("records/kem-38/UVW-KEM-128__enc.json"));
     assert!(rec.processes.iter().all(|p| p.t1_s.is_none()));
@@ -96,7 +96,7 @@ fn every_fixture_plan_follows_the_rule() {
 
 #[test]
 fn inconsistent_plans_are_rejected() {
-    let p = default_planning(0.5, 300.0);
+    let p = reference_planning(0.5, 300.0);
     let mut bad = plan(&p, 1e-4, 0.2, None);
     bad.timeout_per_process_s += 1.0; // breaks timeout = 0.6·estimate + 300
     assert_eq!(infer_calibration(&p, &bad), None);
@@ -109,7 +109,7 @@ fn inconsistent_plans_are_rejected() {
 /// (= estimated_s), which a plain grid misses.
 #[test]
 fn single_call_with_zero_setup_is_inferable() {
-    let p = default_planning(0.5, 300.0);
+    let p = reference_planning(0.5, 300.0);
     let want = plan(&p, 8.813849007719346f64.exp(), 0.0, None);
     assert_eq!((want.iterations_per_trial, want.trials), (1, 1));
     let (t1, setup) = infer_calibration(&p, &want).unwrap();
@@ -128,7 +128,7 @@ proptest! {
         target in prop::sample::select(vec![0.5, 1.0]),
         budget in prop::sample::select(vec![300.0, 900.0]),
     ) {
-        let p = default_planning(target, budget);
+        let p = reference_planning(target, budget);
         let want = plan(&p, log_t.exp(), setup, None);
         let (t1, s) = infer_calibration(&p, &want).expect("plan from the rule is inferable");
         let got = plan(&p, t1, s, None);
@@ -143,7 +143,7 @@ proptest! {
     /// call per trial.
     #[test]
     fn plan_invariants(log_t in -20.0f64..10.0, setup in 0.0f64..120.0) {
-        let p = default_planning(1.0, 900.0);
+        let p = reference_planning(1.0, 900.0);
         let t = log_t.exp().max(1e-8);
         let x = plan(&p, t, setup, None);
         prop_assert!(x.iterations_per_trial >= 1 && x.iterations_per_trial <= 20000);
@@ -157,4 +157,17 @@ proptest! {
         prop_assert!(x.timeout_per_process_s > 300.0);
         prop_assert!(x.estimated_s > 0.0);
     }
+}
+
+#[test]
+fn our_planning_lets_fast_operations_reach_the_trial_target() {
+    let ours = ngcc_perf::measure::plan::default_planning(1.0, 900.0);
+    let reference = reference_planning(1.0, 900.0);
+    assert_eq!(ours.max_iters_per_trial, 10_000_000);
+    // A 0.5 µs operation: the reference caps a trial at 20 000 calls (10 ms), ours at 1 s.
+    let capped = plan(&reference, 0.5e-6, 0.01, None);
+    let full = plan(&ours, 0.5e-6, 0.01, None);
+    assert_eq!(capped.iterations_per_trial, 20_000);
+    assert_eq!(full.iterations_per_trial, 2_000_000);
+    assert!((full.iterations_per_trial as f64 * 0.5e-6 - 1.0).abs() < 1e-9);
 }

@@ -431,9 +431,8 @@ fn measure_one(
 /// Lost CPU: a trial over 10 ms whose process ran less than 95 % of its wall time.
 fn lost_cpu(trials: &[Trial]) -> bool {
     trials.iter().any(|t| {
-        t.seconds > 0.01
-            && t.cpu_seconds
-                .is_some_and(|c| c < MIN_CPU_FRACTION * t.seconds)
+        let wall = t.loop_wall_s();
+        wall > 0.01 && t.cpu_seconds.is_some_and(|c| c < MIN_CPU_FRACTION * wall)
     })
 }
 
@@ -470,7 +469,7 @@ fn assemble(
         .map(|t| t.cycles as f64 / t.measurements.max(1) as f64)
         .collect();
     let wall_s: f64 = processes.iter().map(|p| p.wall_s).sum();
-    let timed_s: f64 = all_trials.iter().map(|t| t.seconds).sum();
+    let timed_s: f64 = all_trials.iter().map(|t| t.loop_wall_s()).sum();
     let scope = processes
         .first()
         .and_then(|p| p.meta.get("timing_scope"))

@@ -191,12 +191,14 @@ pub fn trial(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
     let per_step = runner.timing_scope() == "per_call_step";
     for _ in 0..job.trials {
         let cpu0 = memory::cpu_seconds();
+        let wall0 = monotonic_raw_ns();
         let result = if per_step {
             step_trial(&mut runner, &mut counter, job.iterations)
         } else {
             loop_trial(&mut runner, &mut counter, job.iterations)
         };
         let cpu = memory::cpu_seconds() - cpu0;
+        let wall = (monotonic_raw_ns() - wall0) as f64 / 1e9;
         match result {
             Ok((seconds, cycles)) => out.trials.push(Trial {
                 measurements: job.iterations,
@@ -204,6 +206,7 @@ pub fn trial(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
                 cycles,
                 instructions: counter.instructions(),
                 cpu_seconds: Some(cpu),
+                loop_seconds: per_step.then_some(wall),
             }),
             Err(e) => {
                 out.error = Some(format!("measured operation failed: {e}"));

@@ -208,6 +208,17 @@ pub struct Trial {
     /// CPU time (user + system) the child spent in this trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_seconds: Option<f64>,
+    /// KEX steps: wall seconds of the whole trial loop (every iteration runs a full exchange,
+    /// `seconds` is the selected step only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_seconds: Option<f64>,
+}
+
+impl Trial {
+    /// Wall seconds the trial loop ran: the timed window, or the whole loop for KEX steps.
+    pub fn loop_wall_s(&self) -> f64 {
+        self.loop_seconds.unwrap_or(self.seconds)
+    }
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
