@@ -2,7 +2,7 @@
 //! `plan()` gives for some calibration (t1, setup).
 
 use ngcc_perf::dataset::schema::{Campaign, Plan, Record};
-use ngcc_perf::measure::plan::{reference_planning, infer_calibration, plan};
+use ngcc_perf::measure::plan::{infer_calibration, plan, reference_planning};
 use proptest::prelude::*;
 use std::path::PathBuf;
 

@@ -27,7 +27,10 @@ pub fn reference_planning(trial_target_s: f64, op_budget_s: f64) -> Planning {
 /// starting the trial process; with 10^7 every trial can reach its target, so timed work
 /// dominates process wall time. Recorded in campaign.json like every planning value.
 pub fn default_planning(trial_target_s: f64, op_budget_s: f64) -> Planning {
-    Planning { max_iters_per_trial: 10_000_000, ..reference_planning(trial_target_s, op_budget_s) }
+    Planning {
+        max_iters_per_trial: 10_000_000,
+        ..reference_planning(trial_target_s, op_budget_s)
+    }
 }
 
 /// Plan for one operation from its cold single-call time `t1`, the process overhead `setup`
