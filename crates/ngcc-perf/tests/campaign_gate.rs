@@ -8,15 +8,7 @@ use common::*;
 fn toy_candidates_get_precise_statuses_and_the_campaign_goes_on() {
     let run = tempfile::tempdir().unwrap();
     let cands = manifest_dir().join("tests/zoo/nist-toy");
-    let r = run.path().to_str().unwrap();
-    run_ok(&[
-        "campaign",
-        "build,kat",
-        "--candidates",
-        cands.to_str().unwrap(),
-        "--run",
-        r,
-    ]);
+    campaign_ok("build,kat", &cands, run.path(), &[]);
     let ok = build_entry(run.path(), "zoo-nist/toy-ok");
     assert_eq!((ok.kat.as_str(), ok.flags.as_str()), ("PASS", "guide"));
     assert!(ok.elf_load_bytes.unwrap() > 0 && ok.library_sha256.is_some());
@@ -74,16 +66,8 @@ fn pqclean_kem_signature_and_hqc_reproduce_official_digests() {
     let cands = tempfile::tempdir().unwrap();
     let run = tempfile::tempdir().unwrap();
     run_ok(&["import", "pqclean", "--out", cands.path().to_str().unwrap()]);
-    let only = "ml-kem-512-clean,ml-dsa-44-clean,hqc-128-clean";
-    let args = [
-        "campaign",
-        "build,kat",
-        "--candidates",
-        cands.path().to_str().unwrap(),
-        "--run",
-    ];
-    let r = run.path().to_str().unwrap();
-    run_ok(&[&args[..], &[r, "--only", only]].concat());
+    let only = ["--only", "ml-kem-512-clean,ml-dsa-44-clean,hqc-128-clean"];
+    campaign_ok("build,kat", cands.path(), run.path(), &only);
     for key in [
         "ml-kem/ml-kem-512-clean",
         "ml-dsa/ml-dsa-44-clean",
@@ -94,7 +78,6 @@ fn pqclean_kem_signature_and_hqc_reproduce_official_digests() {
         assert_eq!(e.flags, "guide");
     }
     // A second run changes nothing: every library comes from the cache.
-    let out = run_ok(&[&args[..], &[r, "--only", only]].concat());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = campaign_ok("build,kat", cands.path(), run.path(), &only);
     assert!(err.contains("0 compiled, 3 cached"), "{err}");
 }

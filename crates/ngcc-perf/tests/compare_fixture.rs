@@ -2,57 +2,18 @@
 //! slowed-down copy is flagged, different counters are refused unless `--time`, and bad input
 //! is one line with exit 2.
 
-use ngcc_perf::dataset::schema::{Campaign, Record, RecordExtra};
+mod common;
+use common::*;
+use ngcc_perf::dataset::schema::Record;
 use ngcc_perf::measure::stats;
 use ngcc_perf::util::{read_json, write_json};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn fixture_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("NGCC_ANCHOR_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/fixtures/anchor-arm_1"
-            ))
-        });
-    if dir.join("campaign.json").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "SKIPPED: reference fixture not found at {} (set NGCC_ANCHOR_FIXTURES)",
-            dir.display()
-        );
-        None
-    }
-}
+use std::path::Path;
+use std::process::Output;
 
 fn compare(a: &Path, b: &Path, extra: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ngcc-perf"));
+    let mut cmd = bin();
     cmd.arg("compare").arg(a).arg(b).args(extra);
     cmd.output().expect("running ngcc-perf")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &target);
-        } else {
-            std::fs::write(&target, std::fs::read(e.path()).unwrap()).unwrap();
-        }
-    }
 }
 
 /// Scales every trial's cycles and seconds of one record and recomputes its statistics.
@@ -125,42 +86,14 @@ fn a_run_against_itself_and_against_a_slower_copy() {
     assert!(html.contains("<style>") && !html.contains("href=\"assets/"));
 }
 
-/// Makes every record of a copy ours with the TSC counter.
-fn make_tsc(data: &Path) {
-    let path = data.join("campaign.json");
-    let mut campaign: Campaign = read_json(&path).unwrap();
-    campaign.counter = Some("tsc".into());
-    campaign.tool = Some("ngcc-perf 0.1.0".into());
-    write_json(&path, &campaign).unwrap();
-    for cand in ["kem-31", "kem-38"] {
-        for e in std::fs::read_dir(data.join("records").join(cand)).unwrap() {
-            let path = e.unwrap().path();
-            let mut rec: Record = read_json(&path).unwrap();
-            let per_trial: Vec<f64> = rec
-                .processes
-                .iter()
-                .flat_map(|p| &p.trials)
-                .map(|t| t.seconds / t.measurements as f64)
-                .collect();
-            rec.ngcc = Some(RecordExtra {
-                counter: "tsc".into(),
-                counter_hz: Some(2.45e9),
-                host_fixed: true,
-                spread: stats::spread(&per_trial),
-                ..Default::default()
-            });
-            write_json(&path, &rec).unwrap();
-        }
-    }
-}
-
 #[test]
 fn different_counters_are_refused_unless_time() {
     let Some(fixture) = fixture_dir() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let b = tmp.path().join("b");
     copy_tree(&fixture, &b);
-    make_tsc(&b);
+    // Every record ours, with the TSC counter, on a fixed host.
+    make_tsc(&b, &["kem-31", "kem-38"], &[]);
     let o = compare(&fixture, &b, &[]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);

@@ -5,33 +5,30 @@
 
 mod common;
 use common::*;
-use ngcc_perf::dataset::schema::{BuildFile, Record};
+use ngcc_perf::dataset::schema::Record;
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 const ONLY: &str = "zoo-nist/toy-ok,zoo-nist-sig/sig-ok,zoo-iccs-kem/iccs-ok";
 const KILLS: usize = 8;
 
-fn campaign_args(run: &Path) -> Vec<String> {
+/// The resumable campaign on the three fast instances, not started yet.
+fn campaign_all(run: &Path) -> std::process::Command {
     let zoo = manifest_dir().join("tests/zoo");
-    [
-        "campaign",
+    campaign_cmd(
         "all",
-        "--candidates",
-        zoo.to_str().unwrap(),
-        "--run",
-        run.to_str().unwrap(),
-        "--only",
-        ONLY,
-        "--allow-unfixed-host",
-        "--trial-target",
-        "0.002",
-        "--op-budget",
-        "0.05",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect()
+        &zoo,
+        run,
+        &[
+            "--only",
+            ONLY,
+            "--allow-unfixed-host",
+            "--trial-target",
+            "0.002",
+            "--op-budget",
+            "0.05",
+        ],
+    )
 }
 
 /// xorshift64*: random kill delays from a seed printed with the results (reproducible).
@@ -76,7 +73,6 @@ fn files_below(root: &Path, rel: &str, out: &mut Vec<String>) {
 fn killed_campaigns_resume_without_losing_or_corrupting_anything() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
-    let args = campaign_args(&run);
     let seed = std::env::var("ZOO_CRASH_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -93,8 +89,7 @@ fn killed_campaigns_resume_without_losing_or_corrupting_anything() {
         // 0.1..1.3 s after each (re)start (the whole campaign takes a few seconds): resumes
         // skip finished work, so successive kills land in later phases.
         let delay = Duration::from_millis(100 + next(&mut rng) % 1200);
-        let mut child = bin()
-            .args(&args)
+        let mut child = campaign_all(&run)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -137,7 +132,7 @@ fn killed_campaigns_resume_without_losing_or_corrupting_anything() {
         "seed {seed}: only {interrupted} kills hit a running campaign"
     );
     // The last resume runs to completion.
-    let out = bin().args(&args).output().unwrap();
+    let out = campaign_all(&run).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "seed {seed}: {err}");
     eprintln!("crash test seed {seed}; kills at: {}", kills.join("; "));
@@ -152,7 +147,7 @@ fn killed_campaigns_resume_without_losing_or_corrupting_anything() {
             .unwrap_or_else(|e| panic!("seed {seed}: {e:#}"));
         assert_eq!(r.status, "complete", "seed {seed}: {rel}");
     }
-    let build: BuildFile = ngcc_perf::util::read_json(&run.join("build.json")).unwrap();
+    let build = build_file(&run);
     assert_eq!(build.entries().len(), 3, "seed {seed}");
     for (key, e) in build.entries() {
         assert!(
@@ -190,10 +185,7 @@ fn killed_campaigns_resume_without_losing_or_corrupting_anything() {
     let path = ds.join(victim);
     let original = std::fs::read(&path).unwrap();
     std::fs::write(&path, &original[..original.len() / 2]).unwrap();
-    let out = bin()
-        .args(["validate", ds_s, "--catalog", cat_s])
-        .output()
-        .unwrap();
+    let out = validate(&ds, &cat, None);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains(victim), "{text}");
@@ -203,10 +195,7 @@ fn killed_campaigns_resume_without_losing_or_corrupting_anything() {
     let s = &mut v["processes"][0]["trials"][0]["seconds"];
     *s = serde_json::json!(s.as_f64().unwrap() * 0.9);
     std::fs::write(&path, ngcc_perf::util::fsx::to_json_bytes(&v).unwrap()).unwrap();
-    let out = bin()
-        .args(["validate", ds_s, "--catalog", cat_s])
-        .output()
-        .unwrap();
+    let out = validate(&ds, &cat, None);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(

@@ -1,27 +1,9 @@
 //! The reference dataset parses with our schema and keeps every field on a round trip.
 
+mod common;
+use common::*;
 use ngcc_perf::dataset::schema::{BuildFile, Campaign, Profile, Record};
 use std::path::PathBuf;
-
-pub fn fixture_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("NGCC_ANCHOR_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/fixtures/anchor-arm_1"
-            ))
-        });
-    if dir.join("campaign.json").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "SKIPPED: reference fixture not found at {} (set NGCC_ANCHOR_FIXTURES)",
-            dir.display()
-        );
-        None
-    }
-}
 
 /// JSON equality where 0 and 0.0 are the same number.
 fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {

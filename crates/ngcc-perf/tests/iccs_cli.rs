@@ -1,7 +1,8 @@
 //! `ngcc-perf iccs …` as a user runs it: outputs, exit codes, help.
 
+mod common;
+use common::bin;
 use ngcc_iccs::vectors as vx;
-use std::process::Command;
 
 struct Run {
     code: i32,
@@ -10,11 +11,7 @@ struct Run {
 }
 
 fn iccs(args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_ngcc-perf"))
-        .arg("iccs")
-        .args(args)
-        .output()
-        .unwrap();
+    let out = bin().arg("iccs").args(args).output().unwrap();
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8(out.stdout).unwrap(),

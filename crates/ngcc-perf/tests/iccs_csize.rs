@@ -50,18 +50,17 @@ int candidate_op(unsigned char *out, int n) {
 }
 "#;
 
-fn have(compiler: &str) -> bool {
+/// A scratch folder with the helper sources, or None (and a note) without `compiler`.
+fn sources_for(compiler: &str) -> Option<tempfile::TempDir> {
     let ok = Command::new(compiler)
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
         eprintln!("skipped: {compiler} not found");
+        return None;
     }
-    ok
-}
-
-fn write_sources(dir: &Path) {
+    let dir = tempfile::tempdir().unwrap();
     for (name, text) in [
         ("auxfunc.h", csrc::AUXFUNC_H),
         ("auxfunc.c", csrc::AUXFUNC_C),
@@ -69,8 +68,9 @@ fn write_sources(dir: &Path) {
         ("drng.c", csrc::DRNG_C),
         ("tiny.c", TINY_C),
     ] {
-        std::fs::write(dir.join(name), text).unwrap();
+        std::fs::write(dir.path().join(name), text).unwrap();
     }
+    Some(dir)
 }
 
 fn compile(compiler: &str, dir: &Path, args: &[&str]) -> String {
@@ -105,11 +105,9 @@ fn load_size(path: &Path) -> u64 {
 
 #[test]
 fn helpers_compile_without_warnings() {
-    if !have("gcc") {
+    let Some(dir) = sources_for("gcc") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    write_sources(dir.path());
+    };
     for (set, flags) in flag_sets() {
         for file in ["auxfunc.c", "drng.c"] {
             let mut args = flags.clone();
@@ -122,11 +120,9 @@ fn helpers_compile_without_warnings() {
 
 #[test]
 fn helpers_add_at_most_16_kib_to_a_library() {
-    if !have("gcc") {
+    let Some(dir) = sources_for("gcc") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    write_sources(dir.path());
+    };
     for (set, flags) in flag_sets() {
         let link = ["-shared", "-Wl,-z,noexecstack", "-Wl,-z,relro"];
         let mut base = flags.clone();
@@ -155,11 +151,9 @@ fn helpers_add_at_most_16_kib_to_a_library() {
 
 #[test]
 fn headers_declare_c_linkage_for_cpp() {
-    if !have("g++") {
+    let Some(dir) = sources_for("g++") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    write_sources(dir.path());
+    };
     let user = "#include \"auxfunc.h\"\n#include \"drng.h\"\n\
         extern \"C\" DRNG_ctx drng_algorithm;\n\
         int op(unsigned char *d) { get_random_number(&drng_algorithm, d, 8); \

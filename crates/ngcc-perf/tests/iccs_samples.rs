@@ -6,6 +6,8 @@
 //! Needs the PQClean tree (`ngcc-perf samples pqclean`, network the first time); without it
 //! the tests print `SKIPPED: …` and pass.
 
+mod common;
+use common::*;
 use ngcc_iccs::hash_drbg::{self, HashDrbg};
 use ngcc_iccs::vectors as vx;
 use ngcc_perf::candidate::{Api, Candidate, Kind};
@@ -14,72 +16,25 @@ use ngcc_perf::dataset::schema::{BuildEntry, BuildFile};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
-fn exe() -> &'static str {
-    env!("CARGO_BIN_EXE_ngcc-perf")
-}
-
 fn samples_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples")
+    manifest_dir().join("../../samples")
 }
 
-/// A scratch folder under target/, emptied first.
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("iccs_samples")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn pqclean_available() -> bool {
-    static OK: OnceLock<bool> = OnceLock::new();
-    *OK.get_or_init(|| {
-        let out = Command::new(exe())
-            .args(["samples", "pqclean"])
-            .output()
-            .unwrap();
-        if !out.status.success() {
-            eprintln!(
-                "SKIPPED: `ngcc-perf samples pqclean` failed (no network?): {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-        }
-        out.status.success()
-    })
-}
-
-fn campaign(phases: &str, cands: &Path, run: &Path, extra: &[&str]) -> String {
-    let out = Command::new(exe())
-        .args(["campaign", phases, "--candidates"])
-        .arg(cands)
-        .arg("--run")
-        .arg(run)
-        .args(extra)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "campaign failed: {stderr}");
-    stderr
-}
-
-fn build_file(run: &Path) -> BuildFile {
-    serde_json::from_slice(&std::fs::read(run.join("build.json")).unwrap()).unwrap()
+/// A scratch folder under target/iccs_samples/, emptied first.
+fn scratch_dir(name: &str) -> PathBuf {
+    scratch(&format!("iccs_samples/{name}"))
 }
 
 /// One campaign build,kat --quick over samples/, shared by the tests below.
 fn sample_run() -> Option<&'static Path> {
     static RUN: OnceLock<Option<PathBuf>> = OnceLock::new();
     RUN.get_or_init(|| {
-        if !pqclean_available() {
-            return None;
-        }
-        let run = scratch("samples").join("run");
+        pqclean()?;
+        let run = scratch_dir("samples").join("run");
         let t = std::time::Instant::now();
-        campaign("build,kat", &samples_dir(), &run, &["--quick"]);
+        campaign_ok("build,kat", &samples_dir(), &run, &["--quick"]);
         eprintln!(
             "campaign build,kat --quick over samples: {:.1} s",
             t.elapsed().as_secs_f64()
@@ -135,17 +90,6 @@ fn every_sample_instance_passes_with_guide_flags() {
         detail.contains("KAT_2_33_SM3_256.txt") && detail.contains("KAT_Loop_SM3_256.txt"),
         "{detail}"
     );
-}
-
-/// Every `Key = value` line with this key, in order.
-fn values<'a>(text: &'a str, key: &str) -> Vec<&'a str> {
-    let prefix = format!("{key} = ");
-    text.lines()
-        .filter_map(|l| {
-            l.strip_prefix(&prefix)
-                .or((l == prefix.trim_end()).then_some(""))
-        })
-        .collect()
 }
 
 #[test]
@@ -256,17 +200,7 @@ fn check_hash_file(name: &str, text: &str) {
 fn committed_manifests_are_what_kat_manifest_writes() {
     let Some(run) = sample_run() else { return };
     for cand in iccs_candidates() {
-        let out = Command::new(exe())
-            .args(["kat", "manifest"])
-            .arg(run)
-            .args(["--cand", &cand.id])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = run_ok(&["kat", "manifest", run.to_str().unwrap(), "--cand", &cand.id]);
         let generated = String::from_utf8(out.stdout).unwrap();
         let committed = std::fs::read_to_string(cand.root.join("kat.sha256")).unwrap();
         if cand.kind == Kind::Hash {
@@ -290,7 +224,7 @@ fn child_job(dir: &Path, request: &Request) -> VectorsOutput {
     let result_path = dir.join("result.json");
     let result = std::fs::File::create(&result_path).unwrap();
     let fd = result.as_raw_fd();
-    let mut cmd = Command::new(exe());
+    let mut cmd = bin();
     cmd.arg("__child").arg(&req).current_dir(dir);
     // SAFETY: only dup2/fcntl between fork and exec.
     unsafe {
@@ -330,21 +264,12 @@ fn vectors(dir: &Path, library: PathBuf, kind: Kind, api: Api) -> Vec<(String, S
 #[test]
 fn shake_adapters_are_byte_identical_to_the_nist_build() {
     let Some(run) = sample_run() else { return };
-    let dir = scratch("nist");
+    let dir = scratch_dir("nist");
     let cands = dir.join("cands");
-    let out = Command::new(exe())
-        .args(["import", "pqclean", "--out"])
-        .arg(&cands)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&["import", "pqclean", "--out", cands.to_str().unwrap()]);
     let nist_run = dir.join("run");
-    campaign("build", &cands, &nist_run, &["--only", "ml-kem-*-clean"]);
-    campaign("build", &cands, &nist_run, &["--only", "ml-dsa-65-clean"]);
+    campaign_ok("build", &cands, &nist_run, &["--only", "ml-kem-*-clean"]);
+    campaign_ok("build", &cands, &nist_run, &["--only", "ml-dsa-65-clean"]);
     let nist = build_file(&nist_run);
     let ours = build_file(run);
     let lib = |run: &Path, b: &BuildFile, key: &str| {
@@ -411,26 +336,12 @@ fn zoo_copy(root: &Path, id: &str, defines: &[&str], manifest: Option<&str>) {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
 #[test]
 fn misbehaving_copies_get_precise_statuses_and_the_campaign_continues() {
-    if !pqclean_available() {
-        return;
-    }
-    let dir = scratch("zoo");
+    let Some(_) = pqclean() else { return };
+    let dir = scratch_dir("zoo");
     let root = dir.join("iccs");
-    copy_dir(&samples_dir().join("iccs/common"), &root.join("common"));
+    copy_tree(&samples_dir().join("iccs/common"), &root.join("common"));
     let committed = std::fs::read_to_string(samples_dir().join("iccs/kem-s1/kat.sha256")).unwrap();
     let good = committed
         .lines()
@@ -469,7 +380,7 @@ fn misbehaving_copies_get_precise_statuses_and_the_campaign_continues() {
         Some(&format!("{good}\n")),
     );
     let run = dir.join("run");
-    let stderr = campaign("build,kat", &root, &run, &[]);
+    let stderr = campaign_ok("build,kat", &root, &run, &[]);
     let build = build_file(&run);
     let status = |id: &str| {
         let e = build

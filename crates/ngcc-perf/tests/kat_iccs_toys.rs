@@ -3,14 +3,10 @@
 //! drng.c and its own `drng_algorithm`, a bad ALGORITHM_INSTANCE, a verify that accepts
 //! anything, `kat_count`, and the `kat manifest` round trip.
 
+mod common;
+use common::*;
 use ngcc_iccs::vectors as vx;
-use ngcc_perf::dataset::schema::{BuildEntry, BuildFile};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn exe() -> &'static str {
-    env!("CARGO_BIN_EXE_ngcc-perf")
-}
+use std::path::Path;
 
 const KEX_H: &str = r#"#ifndef KEX_ALGORITHMINSTANCE_H
 #define KEX_ALGORITHMINSTANCE_H
@@ -233,16 +229,22 @@ int sig_verify(unsigned char *pk, ull pkl, unsigned char *sn, ull snl, unsigned 
 }
 "#;
 
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
+/// Writes one candidate: its files (path under the candidate, text) and candidate.toml.
+fn candidate(root: &Path, id: &str, files: &[(&str, &str)], toml: &str) {
+    for (path, text) in files {
+        write(&root.join(id).join(path), text);
+    }
+    write(&root.join(id).join("candidate.toml"), toml);
 }
 
 fn toys(root: &Path) {
-    write(&root.join("toy-kex/src/KEX_AlgorithmInstance.h"), KEX_H);
-    write(&root.join("toy-kex/src/toy_kex.c"), KEX_C);
-    write(
-        &root.join("toy-kex/candidate.toml"),
+    candidate(
+        root,
+        "toy-kex",
+        &[
+            ("src/KEX_AlgorithmInstance.h", KEX_H),
+            ("src/toy_kex.c", KEX_C),
+        ],
         r#"id = "toy-kex"
 algorithm = "toy 4-pass exchange"
 kind = "kex"
@@ -267,14 +269,17 @@ kat_count = 1
 "#,
     );
     // toy-kem: one instance with its own drng.c/drng.h and drng_algorithm, one bad name.
-    write(&root.join("toy-kem/own/KEM_AlgorithmInstance.h"), KEM_H);
-    write(&root.join("toy-kem/own/toy_kem.c"), KEM_C);
-    write(&root.join("toy-kem/own/drng.c"), ngcc_perf::csrc::DRNG_C);
-    write(&root.join("toy-kem/own/drng.h"), ngcc_perf::csrc::DRNG_H);
-    write(&root.join("toy-kem/std/KEM_AlgorithmInstance.h"), KEM_H);
-    write(&root.join("toy-kem/std/toy_kem.c"), KEM_C);
-    write(
-        &root.join("toy-kem/candidate.toml"),
+    candidate(
+        root,
+        "toy-kem",
+        &[
+            ("own/KEM_AlgorithmInstance.h", KEM_H),
+            ("own/toy_kem.c", KEM_C),
+            ("own/drng.c", ngcc_perf::csrc::DRNG_C),
+            ("own/drng.h", ngcc_perf::csrc::DRNG_H),
+            ("std/KEM_AlgorithmInstance.h", KEM_H),
+            ("std/toy_kem.c", KEM_C),
+        ],
         r#"id = "toy-kem"
 algorithm = "toy KEM"
 kind = "kem"
@@ -292,10 +297,13 @@ dir = "std"
 defines = ["TOY_BAD_NAME"]
 "#,
     );
-    write(&root.join("toy-sig/src/SIG_AlgorithmInstance.h"), SIG_H);
-    write(&root.join("toy-sig/src/toy_sig.c"), SIG_C);
-    write(
-        &root.join("toy-sig/candidate.toml"),
+    candidate(
+        root,
+        "toy-sig",
+        &[
+            ("src/SIG_AlgorithmInstance.h", SIG_H),
+            ("src/toy_sig.c", SIG_C),
+        ],
         r#"id = "toy-sig"
 algorithm = "toy MAC signature"
 kind = "sig"
@@ -313,60 +321,16 @@ defines = ["TOY_ACCEPT_ALL"]
     );
 }
 
-fn ngcc(args: &[&str], paths: &[&Path]) -> Output {
-    let mut cmd = Command::new(exe());
-    cmd.args(args);
-    for p in paths {
-        cmd.arg(p);
-    }
-    cmd.output().unwrap()
-}
-
-fn campaign(cands: &Path, run: &Path, extra: &[&str]) -> String {
-    let out = Command::new(exe())
-        .args(["campaign", "build,kat", "--candidates"])
-        .arg(cands)
-        .arg("--run")
-        .arg(run)
-        .args(extra)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{stderr}");
-    stderr
-}
-
-fn entry(run: &Path, key: &str) -> BuildEntry {
-    let b: BuildFile =
-        serde_json::from_slice(&std::fs::read(run.join("build.json")).unwrap()).unwrap();
-    b.entry(key)
-        .unwrap_or_else(|| panic!("{key} not in build.json"))
-}
-
-fn values<'a>(text: &'a str, key: &str) -> Vec<&'a str> {
-    let prefix = format!("{key} = ");
-    text.lines()
-        .filter_map(|l| l.strip_prefix(&prefix))
-        .collect()
-}
-
-fn scratch() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kat_iccs_toys");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 fn toy_candidates_exercise_every_iccs_rule() {
-    let dir = scratch();
+    let dir = scratch("kat_iccs_toys");
     let cands = dir.join("cands");
     toys(&cands);
     let run = dir.join("run");
-    campaign(&cands, &run, &[]);
+    campaign_ok("build,kat", &cands, &run, &[]);
 
     // KEX with four passes: labels of passes beyond 3, states, both sides agree.
-    let e = entry(&run, "toy-kex/KEX4");
+    let e = build_entry(&run, "toy-kex/KEX4");
     assert_eq!(e.kat, "NOKAT", "{:?}", e.kat_detail);
     assert!(e.kat_detail.unwrap().contains("no kat.sha256 manifest"));
     let text =
@@ -404,13 +368,13 @@ Pass2_Stb_Len Pass2_Stb M2_Len M2 Pass3_Sta_Len Pass3_Sta M3_Len M3 Pass4_Stb_Le
 M4_Len M4 SS_Len SS"
     );
 
-    let e = entry(&run, "toy-kex/KEX4-NOPASS4");
+    let e = build_entry(&run, "toy-kex/KEX4-NOPASS4");
     assert_eq!(e.kat, "CRYPTOFAIL");
     assert_eq!(
         e.kat_detail.as_deref(),
         Some("count 0: kex_generate_pass4_msg_b is missing, but kex_get_passes_num() = 4")
     );
-    let e = entry(&run, "toy-kex/KEX4-EARLY");
+    let e = build_entry(&run, "toy-kex/KEX4-EARLY");
     assert_eq!(e.kat, "CRYPTOFAIL");
     assert_eq!(
         e.kat_detail.as_deref(),
@@ -420,7 +384,7 @@ M4_Len M4 SS_Len SS"
     );
 
     // The instance's own drng.c wins over the embedded one (reference §5.2).
-    let e = entry(&run, "toy-kem/KEM-OWN-DRNG");
+    let e = build_entry(&run, "toy-kem/KEM-OWN-DRNG");
     assert_eq!(e.kat, "NOKAT", "{:?}", e.kat_detail);
     let srcs: Vec<&str> = e.sources.iter().map(|s| s.path.as_str()).collect();
     assert!(srcs.contains(&"toy-kem/own/drng.c"), "{srcs:?}");
@@ -432,13 +396,13 @@ M4_Len M4 SS_Len SS"
     let text = std::fs::read_to_string(run.join("katgen/toy-kem/KEM-OWN-DRNG/KAT_KEM_TOY_KEM.txt"))
         .unwrap();
     assert_eq!(values(&text, "Seed"), vx::KAT_SEEDS);
-    let e = entry(&run, "toy-kem/KEM-BAD-NAME");
+    let e = build_entry(&run, "toy-kem/KEM-BAD-NAME");
     assert_eq!(e.kat, "LOADFAIL");
     assert!(e.kat_detail.unwrap().contains("\"toy kem\""));
     let srcs: Vec<String> = e.sources.iter().map(|s| s.path.clone()).collect();
     assert!(srcs.iter().any(|s| s.ends_with("iccs/drng.c")), "{srcs:?}");
 
-    let e = entry(&run, "toy-sig/SIG-ACCEPT-ALL");
+    let e = build_entry(&run, "toy-sig/SIG-ACCEPT-ALL");
     assert_eq!(e.kat, "CRYPTOFAIL");
     assert_eq!(
         e.kat_detail.as_deref(),
@@ -448,21 +412,18 @@ M4_Len M4 SS_Len SS"
     assert_eq!(values(&text, "M")[..4], vx::SIG_MESSAGES);
 
     // kat manifest: sorted strict lines for what the run generated; with it, a fresh run passes.
-    let out = ngcc(&["kat", "manifest"], &[&run]);
+    let out = bin().args(["kat", "manifest"]).arg(&run).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "--cand is required");
     let manifest = cands.join("toy-kex/kat.sha256");
-    let out = Command::new(exe())
-        .args(["kat", "manifest"])
-        .arg(&run)
-        .args(["--cand", "toy-kex", "--out"])
-        .arg(&manifest)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&[
+        "kat",
+        "manifest",
+        run.to_str().unwrap(),
+        "--cand",
+        "toy-kex",
+        "--out",
+        manifest.to_str().unwrap(),
+    ]);
     let lines = std::fs::read_to_string(&manifest).unwrap();
     let digest = ngcc_perf::kat::manifest::digest(
         &std::fs::read_to_string(run.join("katgen/toy-kex/KEX4/KAT_KEX_TOY_KEX4.txt")).unwrap(),
@@ -473,8 +434,8 @@ M4_Len M4 SS_Len SS"
         format!("{digest} strict KEX4/KAT_KEX_TOY_KEX4.txt\n")
     );
     let run2 = dir.join("run2");
-    campaign(&cands, &run2, &["--only", "toy-kex/KEX4"]);
-    let e = entry(&run2, "toy-kex/KEX4");
+    campaign_ok("build,kat", &cands, &run2, &["--only", "toy-kex/KEX4"]);
+    let e = build_entry(&run2, "toy-kex/KEX4");
     assert_eq!(
         (e.kat.as_str(), e.flags.as_str()),
         ("PASS", "guide"),
@@ -492,8 +453,8 @@ M4_Len M4 SS_Len SS"
     // A line for 10 records does not fit a 3-record run.
     std::fs::write(&manifest, lines.replace(" strict ", " strict:10 ")).unwrap();
     let run3 = dir.join("run3");
-    campaign(&cands, &run3, &["--only", "toy-kex/KEX4"]);
-    let e = entry(&run3, "toy-kex/KEX4");
+    campaign_ok("build,kat", &cands, &run3, &["--only", "toy-kex/KEX4"]);
+    let e = build_entry(&run3, "toy-kex/KEX4");
     assert_eq!(e.kat, "MISMATCH");
     assert_eq!(
         e.kat_detail.as_deref(),
@@ -503,8 +464,7 @@ M4_Len M4 SS_Len SS"
 
 #[test]
 fn kat_manifest_errors_are_one_line_with_exit_2() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kat_manifest_errors");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("kat_manifest_errors");
     std::fs::create_dir_all(dir.join("katgen/empty")).unwrap();
     for (args, want) in [
         (
@@ -520,7 +480,7 @@ fn kat_manifest_errors_are_one_line_with_exit_2() {
             "no KAT files for candidate \"empty\"",
         ),
     ] {
-        let out = ngcc(&args, &[]);
+        let out = bin().args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{err}");
@@ -539,11 +499,7 @@ fn kat_manifest_errors_are_one_line_with_exit_2() {
             "Count = 0\r\nX = 1 \n\n",
         );
     }
-    let out = ngcc(
-        &["kat", "manifest", dir.to_str().unwrap(), "--cand", "c"],
-        &[],
-    );
-    assert!(out.status.success());
+    let out = run_ok(&["kat", "manifest", dir.to_str().unwrap(), "--cand", "c"]);
     let text = String::from_utf8(out.stdout).unwrap();
     let d = ngcc_perf::util::sha256_hex(b"Count = 0\nX = 1\n");
     assert_eq!(

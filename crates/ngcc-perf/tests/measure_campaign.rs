@@ -6,15 +6,10 @@ mod common;
 use common::*;
 use ngcc_perf::dataset::schema::Record;
 
-fn campaign(run: &std::path::Path, phases: &str, extra: &[&str]) -> std::process::Output {
+/// `campaign PHASES` on the toy KEM `toy-ok` with a short trial target.
+fn toy_campaign(run: &std::path::Path, phases: &str, extra: &[&str]) -> std::process::Output {
     let cands = manifest_dir().join("tests/zoo/nist-toy");
     let mut args = vec![
-        "campaign",
-        phases,
-        "--candidates",
-        cands.to_str().unwrap(),
-        "--run",
-        run.to_str().unwrap(),
         "--only",
         "toy-ok",
         "--trial-target",
@@ -23,14 +18,14 @@ fn campaign(run: &std::path::Path, phases: &str, extra: &[&str]) -> std::process
         "10",
     ];
     args.extend_from_slice(extra);
-    bin().args(&args).output().unwrap()
+    campaign(phases, &cands, run, &args)
 }
 
 #[test]
 fn toy_kem_is_measured_and_every_figure_recomputes() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
-    let out = campaign(&run, "all", &["--allow-unfixed-host"]);
+    let out = toy_campaign(&run, "all", &["--allow-unfixed-host"]);
     assert!(
         out.status.success(),
         "{}",
@@ -72,7 +67,7 @@ fn toy_kem_is_measured_and_every_figure_recomputes() {
     );
     // Resume: nothing left to do, records untouched.
     let before = std::fs::read(run.join("records/zoo-nist/toy-ok__enc.json")).unwrap();
-    let out = campaign(&run, "calibrate,measure", &["--allow-unfixed-host"]);
+    let out = toy_campaign(&run, "calibrate,measure", &["--allow-unfixed-host"]);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("0 operations planned"));
     assert_eq!(
@@ -97,21 +92,8 @@ fn toy_kem_is_measured_and_every_figure_recomputes() {
         "--out",
         cat.to_str().unwrap(),
     ]);
-    let out = bin()
-        .args([
-            "validate",
-            ds.to_str().unwrap(),
-            "--catalog",
-            cat.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = validate(&ds, &cat, None);
+    assert!(out.status.success(), "{}", text(&out));
 }
 
 #[test]
@@ -124,10 +106,10 @@ fn measuring_refuses_an_unfixed_host_unless_allowed() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
     assert!(
-        campaign(&run, "build,kat", &[]).status.success(),
+        toy_campaign(&run, "build,kat", &[]).status.success(),
         "build and kat are never refused"
     );
-    let out = campaign(&run, "calibrate", &[]);
+    let out = toy_campaign(&run, "calibrate", &[]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -1,6 +1,8 @@
 //! Host checks on fabricated facts (fixed bare metal, this VM, each unfixed setting), and the
 //! environment snapshot's keys and types against the reference dataset.
 
+mod common;
+use common::*;
 use ngcc_perf::dataset::schema::Record;
 use ngcc_perf::measure::counter::{CounterKind, perf_cycles_available};
 use ngcc_perf::measure::host::{
@@ -8,7 +10,6 @@ use ngcc_perf::measure::host::{
 };
 use serde_json::Value;
 use std::cell::Cell;
-use std::path::PathBuf;
 
 /// x86_1-like host: P-core 2, performance governor, turbo off, SMT off, perf cycles count.
 fn bare_metal() -> HostFacts {
@@ -308,18 +309,6 @@ fn without_cpufreq_the_clock_must_be_steady() {
     );
 }
 
-fn fixture_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("NGCC_ANCHOR_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/fixtures/anchor-arm_1"
-            ))
-        });
-    dir.join("campaign.json").is_file().then_some(dir)
-}
-
 /// Same keys in the same order as the reference (its newest snapshot, with
 /// `cpufreq_avg_khz`), then our four; the reference's types.
 #[test]
@@ -365,7 +354,8 @@ fn environment_keys_order_and_types() {
         reference.iter().chain(&ours).copied().collect::<Vec<_>>()
     );
 
-    if let Some(dir) = fixture_dir() {
+    let dir = fixture_path();
+    if dir.join("campaign.json").is_file() {
         let rec: Record = serde_json::from_slice(
             &std::fs::read(dir.join("records/kem-38/UVW-KEM-128__enc.json")).unwrap(),
         )

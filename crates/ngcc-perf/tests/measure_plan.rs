@@ -1,27 +1,11 @@
 //! The planning rule against the reference dataset: every recorded plan must be what
 //! `plan()` gives for some calibration (t1, setup).
 
+mod common;
+use common::*;
 use ngcc_perf::dataset::schema::{Campaign, Plan, Record};
 use ngcc_perf::measure::plan::{infer_calibration, plan, reference_planning};
 use proptest::prelude::*;
-use std::path::PathBuf;
-
-fn fixture_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("NGCC_ANCHOR_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/fixtures/anchor-arm_1"
-            ))
-        });
-    if dir.join("campaign.json").is_file() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: reference fixture not found at {}", dir.display());
-        None
-    }
-}
 
 fn read<T: serde::de::DeserializeOwned>(path: &std::path::Path) -> T {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()

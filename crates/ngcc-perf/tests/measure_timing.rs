@@ -1,26 +1,10 @@
 //! The disturbance rule on the reference dataset: every kept process of arm_1 ran at full
 //! clock (none was retried), and losing 10 % of the cycles would have flagged it.
 
+mod common;
+use common::*;
 use ngcc_perf::dataset::schema::Record;
 use ngcc_perf::measure::timing::{fixed_clock, is_disturbed};
-use std::path::PathBuf;
-
-fn fixture_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("NGCC_ANCHOR_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/fixtures/anchor-arm_1"
-            ))
-        });
-    if dir.join("campaign.json").is_file() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: reference fixture not found at {}", dir.display());
-        None
-    }
-}
 
 #[test]
 fn reference_processes_are_undisturbed_and_the_rule_would_catch_a_slow_one() {

@@ -142,18 +142,8 @@ fn ml_kem_768_clean_keccak_and_randombytes_shares() {
         "--family",
         "ml-kem",
     ]);
-    let out = run_ok(&[
-        "campaign",
-        "build,kat,calibrate,profile",
-        "--candidates",
-        cands.to_str().unwrap(),
-        "--run",
-        run.to_str().unwrap(),
-        "--only",
-        "ml-kem-768-clean",
-        "--allow-unfixed-host",
-    ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let args = ["--only", "ml-kem-768-clean", "--allow-unfixed-host"];
+    let stderr = campaign_ok("build,kat,calibrate,profile", &cands, &run, &args);
     let build = build_entry(&run, "ml-kem/ml-kem-768-clean");
     for op in ["keygen", "enc", "dec"] {
         let p = profile(&run, "ml-kem", "ml-kem-768-clean", op);
@@ -186,18 +176,8 @@ fn ml_kem_768_clean_keccak_and_randombytes_shares() {
         );
     }
     // Resumable: a second run profiles nothing.
-    let again = run_ok(&[
-        "campaign",
-        "profile",
-        "--candidates",
-        cands.to_str().unwrap(),
-        "--run",
-        run.to_str().unwrap(),
-        "--only",
-        "ml-kem-768-clean",
-        "--allow-unfixed-host",
-    ]);
-    assert!(String::from_utf8_lossy(&again.stderr).contains("profile: 0 to do"));
+    let again = campaign_ok("profile", &cands, &run, &args);
+    assert!(again.contains("profile: 0 to do"));
 }
 
 #[test]
@@ -205,15 +185,12 @@ fn iccs_toy_helpers_and_drng_are_profiled() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("r");
     let cands = manifest_dir().join("tests/toys/iccs-prof");
-    run_ok(&[
-        "campaign",
+    campaign_ok(
         "build,kat,calibrate,profile",
-        "--candidates",
-        cands.to_str().unwrap(),
-        "--run",
-        run.to_str().unwrap(),
-        "--allow-unfixed-host",
-    ]);
+        &cands,
+        &run,
+        &["--allow-unfixed-host"],
+    );
     let build = build_entry(&run, "zoo-iccs-prof/toy-iccs-prof");
     let enc = profile(&run, "zoo-iccs-prof", "toy-iccs-prof", "enc");
     check_recomputed(&enc, &build, &run);
@@ -258,17 +235,11 @@ fn an_instance_that_cannot_be_relinked_is_recorded_and_the_phase_goes_on() {
     let run = dir.path().join("r");
     let cands = manifest_dir().join("tests/zoo/nist-toy");
     let args = [
-        "--candidates",
-        cands.to_str().unwrap(),
-        "--run",
-        run.to_str().unwrap(),
         "--only",
         "toy-ok,toy-mismatch,toy-crash-keygen",
         "--allow-unfixed-host",
     ];
-    let mut first = vec!["campaign", "build,kat,calibrate"];
-    first.extend(args);
-    run_ok(&first);
+    campaign_ok("build,kat,calibrate", &cands, &run, &args);
     // toy-mismatch: its object replaced by another (valid) object, so the objects no longer
     // link into the timed library.
     let obj = |label: &str, flags: &str| {
@@ -281,13 +252,12 @@ fn an_instance_that_cannot_be_relinked_is_recorded_and_the_phase_goes_on() {
     let mm = build_entry(&run, "zoo-nist/toy-mismatch");
     std::fs::copy(obj("toy-ok", "guide"), obj("toy-mismatch", &mm.flags)).unwrap();
     // toy-crash-keygen is never measurable (KAT CRASH); toy-ok is profiled normally.
-    let mut second = vec!["campaign", "profile"];
-    second.extend(args);
-    let out = run_ok(&second);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let failed: serde_json::Value =
+    let stderr = campaign_ok("profile", &cands, &run, &args);
+    let relink_failed = || -> serde_json::Value {
         ngcc_perf::util::read_json(&run.join("profile/zoo-nist/toy-mismatch__RELINK_FAILED.json"))
-            .unwrap();
+            .unwrap()
+    };
+    let failed = relink_failed();
     let reason = failed["reason"].as_str().unwrap();
     assert!(
         reason.contains("do not reproduce the timed library"),
@@ -310,11 +280,8 @@ fn an_instance_that_cannot_be_relinked_is_recorded_and_the_phase_goes_on() {
     // A missing object: the same outcome with its own reason; the failure file is
     // rewritten, nothing else changes.
     std::fs::remove_file(obj("toy-mismatch", &mm.flags)).unwrap();
-    let out = run_ok(&second);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("relink_failed"));
-    let failed: serde_json::Value =
-        ngcc_perf::util::read_json(&run.join("profile/zoo-nist/toy-mismatch__RELINK_FAILED.json"))
-            .unwrap();
+    assert!(campaign_ok("profile", &cands, &run, &args).contains("relink_failed"));
+    let failed = relink_failed();
     assert!(
         failed["reason"].as_str().unwrap().contains("is missing"),
         "{failed}"

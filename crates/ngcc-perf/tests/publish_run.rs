@@ -1,28 +1,10 @@
 //! `ngcc-perf publish`: relative paths, refusal of absolute ones, never clobbering a folder it
 //! did not write. Uses a small synthetic run directory (absolute paths point into it).
 
+mod common;
+use common::*;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn ngcc(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ngcc-perf"))
-        .args(args)
-        .output()
-        .expect("running ngcc-perf")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn write(path: &Path, body: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, body).unwrap();
-}
+use std::process::Output;
 
 /// A run directory whose files mention its own absolute path.
 fn make_run(run: &Path, system_id: Option<&str>) {

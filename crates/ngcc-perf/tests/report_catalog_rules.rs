@@ -2,41 +2,8 @@
 //! first-use order, `KAT TIMEOUT` causes ignored where the KAT passed, `(not timed)` for
 //! exclusions), ⚠ marks from build.json, and summary notes.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn fixture_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("NGCC_ANCHOR_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/fixtures/anchor-arm_1"
-            ))
-        });
-    if dir.join("campaign.json").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "SKIPPED: reference fixture not found at {} (set NGCC_ANCHOR_FIXTURES)",
-            dir.display()
-        );
-        None
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &target);
-        } else {
-            std::fs::write(&target, std::fs::read(e.path()).unwrap()).unwrap();
-        }
-    }
-}
+mod common;
+use common::*;
 
 #[test]
 fn kat_footnotes_warning_marks_and_notes() {
@@ -62,15 +29,7 @@ fn kat_footnotes_warning_marks_and_notes() {
     std::fs::write(data.join("build.json"), format!("{head}{tail}")).unwrap();
 
     let pages = tmp.path().join("pages");
-    let o = Command::new(env!("CARGO_BIN_EXE_ngcc-perf"))
-        .arg("report")
-        .arg(&data)
-        .arg("--catalog")
-        .arg(&catalog)
-        .arg("--out")
-        .arg(&pages)
-        .output()
-        .unwrap();
+    let o = report(&data, &pages, &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 
     let kem31 = std::fs::read_to_string(pages.join("kem-31/perf_arm_1.md")).unwrap();

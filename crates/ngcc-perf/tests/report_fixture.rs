@@ -1,43 +1,8 @@
 //! `ngcc-perf report` on the reference dataset renders the reference's candidate pages byte
 //! for byte, and `--check` names a page that differs.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn fixture_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("NGCC_ANCHOR_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/fixtures/anchor-arm_1"
-            ))
-        });
-    if dir.join("campaign.json").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "SKIPPED: reference fixture not found at {} (set NGCC_ANCHOR_FIXTURES)",
-            dir.display()
-        );
-        None
-    }
-}
-
-fn ngcc(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ngcc-perf"))
-        .args(args)
-        .output()
-        .expect("running ngcc-perf")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+mod common;
+use common::*;
 
 /// The first differing line of two texts, for a readable failure.
 fn first_difference(want: &[u8], got: &[u8]) -> String {
@@ -52,17 +17,6 @@ fn first_difference(want: &[u8], got: &[u8]) -> String {
         want.len(),
         got.len()
     )
-}
-
-fn report(fixture: &Path, out: &Path, extra: &[&str]) -> Output {
-    let mut args: Vec<&std::ffi::OsStr> =
-        vec!["report".as_ref(), fixture.as_os_str(), "--catalog".as_ref()];
-    let catalog = fixture.join("catalog");
-    args.push(catalog.as_os_str());
-    args.push("--out".as_ref());
-    args.push(out.as_os_str());
-    args.extend(extra.iter().map(std::ffi::OsStr::new));
-    ngcc(&args)
 }
 
 #[test]

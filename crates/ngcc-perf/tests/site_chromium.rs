@@ -6,32 +6,14 @@
 //! Without Chromium the test prints `SKIPPED: chromium not installed`, unless
 //! `NGCC_REQUIRE_CHROMIUM=1` (set by CI), where a missing browser fails.
 
+mod common;
+use common::*;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
-
-fn fixture_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("NGCC_ANCHOR_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/fixtures/anchor-arm_1"
-            ))
-        });
-    if dir.join("campaign.json").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "SKIPPED: reference fixture not found at {} (set NGCC_ANCHOR_FIXTURES)",
-            dir.display()
-        );
-        None
-    }
-}
 
 fn find_chromium() -> Option<PathBuf> {
     let fixed = Path::new("/usr/bin/chromium");
@@ -173,28 +155,30 @@ fn assert_screenshot(png_path: &Path) -> (u64, usize, f64) {
     (bytes, colours.len(), inked)
 }
 
-#[test]
-fn site_renders_in_headless_chromium() {
+/// Chromium, a scratch folder and the reference fixture's site rendered into `site/` in it;
+/// None (SKIPPED) without Chromium or the fixture. A missing browser fails when
+/// `NGCC_REQUIRE_CHROMIUM=1`.
+fn rendered_site() -> Option<(PathBuf, tempfile::TempDir, PathBuf)> {
     let Some(bin) = find_chromium() else {
         if std::env::var("NGCC_REQUIRE_CHROMIUM").as_deref() == Ok("1") {
             panic!("chromium not installed but NGCC_REQUIRE_CHROMIUM=1");
         }
         println!("SKIPPED: chromium not installed");
+        return None;
+    };
+    let fixture = fixture_dir()?;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let o = site(&[&fixture], &fixture.join("catalog"), &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    Some((bin, tmp, out))
+}
+
+#[test]
+fn site_renders_in_headless_chromium() {
+    let Some((bin, tmp, site)) = rendered_site() else {
         return;
     };
-    let Some(fixture) = fixture_dir() else { return };
-    let tmp = tempfile::tempdir().unwrap();
-    let site = tmp.path().join("site");
-    let o = Command::new(env!("CARGO_BIN_EXE_ngcc-perf"))
-        .arg("site")
-        .arg(&fixture)
-        .arg("--catalog")
-        .arg(fixture.join("catalog"))
-        .arg("--out")
-        .arg(&site)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 
     // (page, minimum table rows, charts)
     for (page, min_rows, charts) in [
@@ -271,26 +255,9 @@ fn site_renders_in_headless_chromium() {
 fn a_broken_page_is_detected() {
     // The checks above must be able to fail: a page whose stylesheet is missing and whose
     // script throws is reported by the same hooks.
-    let Some(bin) = find_chromium() else {
-        if std::env::var("NGCC_REQUIRE_CHROMIUM").as_deref() == Ok("1") {
-            panic!("chromium not installed but NGCC_REQUIRE_CHROMIUM=1");
-        }
-        println!("SKIPPED: chromium not installed");
+    let Some((bin, tmp, site)) = rendered_site() else {
         return;
     };
-    let Some(fixture) = fixture_dir() else { return };
-    let tmp = tempfile::tempdir().unwrap();
-    let site = tmp.path().join("site");
-    let o = Command::new(env!("CARGO_BIN_EXE_ngcc-perf"))
-        .arg("site")
-        .arg(&fixture)
-        .arg("--catalog")
-        .arg(fixture.join("catalog"))
-        .arg("--out")
-        .arg(&site)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
     std::fs::remove_file(site.join("assets/site.css")).unwrap();
     let page = site.join("arm_1/kem-38.html");
     let html = std::fs::read_to_string(&page).unwrap();

@@ -2,73 +2,11 @@
 //! table row of the reference's own candidate pages appears in the HTML, charts are drawn;
 //! with two systems the pages link to each other and an unfixed host is bannered.
 
-use ngcc_perf::dataset::schema::{Campaign, Record, RecordExtra};
-use ngcc_perf::measure::stats;
-use ngcc_perf::util::{read_json, write_json};
+mod common;
+use common::*;
 use regex::Regex;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::time::Instant;
-
-fn fixture_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("NGCC_ANCHOR_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/fixtures/anchor-arm_1"
-            ))
-        });
-    if dir.join("campaign.json").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "SKIPPED: reference fixture not found at {} (set NGCC_ANCHOR_FIXTURES)",
-            dir.display()
-        );
-        None
-    }
-}
-
-fn ngcc(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ngcc-perf"))
-        .args(args)
-        .output()
-        .expect("running ngcc-perf")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn site(datasets: &[&Path], catalog: &Path, out: &Path) -> Output {
-    let mut args: Vec<&std::ffi::OsStr> = vec!["site".as_ref()];
-    args.extend(datasets.iter().map(|d| d.as_os_str()));
-    args.extend([
-        "--catalog".as_ref(),
-        catalog.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-    ]);
-    ngcc(&args)
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &target);
-        } else {
-            std::fs::write(&target, std::fs::read(e.path()).unwrap()).unwrap();
-        }
-    }
-}
 
 fn html_files(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -307,44 +245,15 @@ fn site_renders_the_reference_fixture() {
     );
 }
 
-/// Turns a copy of the fixture into system x86_1 measured by us: TSC counter, host not fixed.
-fn make_unfixed_x86(data: &Path) {
-    let campaign_path = data.join("campaign.json");
-    let mut campaign: Campaign = read_json(&campaign_path).unwrap();
-    campaign.system_id = Some("x86_1".into());
-    campaign.tool = Some("ngcc-perf 0.1.0".into());
-    campaign.allow_unfixed_host = true;
-    campaign.counter = Some("tsc".into());
-    write_json(&campaign_path, &campaign).unwrap();
-    for e in std::fs::read_dir(data.join("records/kem-38")).unwrap() {
-        let path = e.unwrap().path();
-        let mut rec: Record = read_json(&path).unwrap();
-        let per_trial: Vec<f64> = rec
-            .processes
-            .iter()
-            .flat_map(|p| &p.trials)
-            .map(|t| t.seconds / t.measurements as f64)
-            .collect();
-        rec.ngcc = Some(RecordExtra {
-            counter: "tsc".into(),
-            counter_hz: Some(2.45e9),
-            host_fixed: false,
-            host_problems: vec!["governor powersave".into()],
-            allow_unfixed_host: true,
-            spread: stats::spread(&per_trial),
-            ..Default::default()
-        });
-        write_json(&path, &rec).unwrap();
-    }
-}
-
 #[test]
 fn two_systems_link_to_each_other_and_an_unfixed_host_is_bannered() {
     let Some(fixture) = fixture_dir() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let x86 = tmp.path().join("x86_1");
     copy_tree(&fixture, &x86);
-    make_unfixed_x86(&x86);
+    // System x86_1 measured by us: TSC counter, host not fixed.
+    edit_campaign(&x86, |c| c.system_id = Some("x86_1".into()));
+    make_tsc(&x86, &["kem-38"], &["governor powersave"]);
     let out = tmp.path().join("site");
     let o = site(&[&fixture, &x86], &fixture.join("catalog"), &out);
     assert!(o.status.success(), "{}", text(&o));
@@ -413,9 +322,7 @@ fn bad_input_is_one_line_and_exit_2() {
     // A system missing from systems.csv.
     let other = tmp.path().join("zz");
     copy_tree(&fixture, &other);
-    let mut campaign: Campaign = read_json(&other.join("campaign.json")).unwrap();
-    campaign.system_id = Some("zz_9".into());
-    write_json(&other.join("campaign.json"), &campaign).unwrap();
+    edit_campaign(&other, |c| c.system_id = Some("zz_9".into()));
     let o = site(&[&other], &cat, &out);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("zz_9"), "{}", text(&o));

@@ -1,42 +1,10 @@
 //! `ngcc-perf validate` accepts the reference dataset and names the file and field of every
 //! tampering: a trial's cycles, a KAT log byte, a page byte, a truncated record.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn fixture_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("NGCC_ANCHOR_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/fixtures/anchor-arm_1"
-            ))
-        });
-    if dir.join("campaign.json").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "SKIPPED: reference fixture not found at {} (set NGCC_ANCHOR_FIXTURES)",
-            dir.display()
-        );
-        None
-    }
-}
-
-/// Copies a folder tree; the copies are writable even though the fixture is read-only.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &target);
-        } else {
-            std::fs::write(&target, std::fs::read(e.path()).unwrap()).unwrap();
-        }
-    }
-}
+mod common;
+use common::*;
+use std::path::PathBuf;
+use std::process::Output;
 
 struct Copy {
     _tmp: tempfile::TempDir,
@@ -46,58 +14,27 @@ struct Copy {
 }
 
 /// The fixture in a temporary folder, with every page rendered into `pages/` and the
-/// reference's own candidate pages on top.
-fn fixture_copy(fixture: &Path) -> Copy {
+/// reference's own candidate pages on top; None (SKIPPED) without the fixture.
+fn fixture_copy() -> Option<Copy> {
+    let fixture = fixture_dir()?;
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    copy_tree(fixture, &data);
+    copy_tree(&fixture, &data);
     let catalog = data.join("catalog");
     let pages = tmp.path().join("pages");
-    let o = ngcc(&[
-        "report".as_ref(),
-        data.as_os_str(),
-        "--catalog".as_ref(),
-        catalog.as_os_str(),
-        "--out".as_ref(),
-        pages.as_os_str(),
-    ]);
+    let o = report(&data, &pages, &[]);
     assert!(o.status.success(), "{}", text(&o));
     copy_tree(&fixture.join("pages"), &pages);
-    Copy {
+    Some(Copy {
         _tmp: tmp,
         data,
         catalog,
         pages,
-    }
+    })
 }
 
-fn ngcc(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ngcc-perf"))
-        .args(args)
-        .output()
-        .expect("running ngcc-perf")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn validate(c: &Copy, with_pages: bool) -> Output {
-    let mut args: Vec<&std::ffi::OsStr> = vec![
-        "validate".as_ref(),
-        c.data.as_os_str(),
-        "--catalog".as_ref(),
-        c.catalog.as_os_str(),
-    ];
-    if with_pages {
-        args.push("--pages".as_ref());
-        args.push(c.pages.as_os_str());
-    }
-    ngcc(&args)
+fn check(c: &Copy, with_pages: bool) -> Output {
+    validate(&c.data, &c.catalog, with_pages.then_some(c.pages.as_path()))
 }
 
 fn assert_fails_with(o: &Output, needles: &[&str]) {
@@ -113,10 +50,9 @@ fn assert_fails_with(o: &Output, needles: &[&str]) {
 
 #[test]
 fn the_reference_dataset_validates() {
-    let Some(fixture) = fixture_dir() else { return };
-    let c = fixture_copy(&fixture);
+    let Some(c) = fixture_copy() else { return };
     for with_pages in [false, true] {
-        let o = validate(&c, with_pages);
+        let o = check(&c, with_pages);
         let t = text(&o);
         assert_eq!(o.status.code(), Some(0), "{t}");
         assert!(
@@ -136,15 +72,14 @@ fn the_reference_dataset_validates() {
 
 #[test]
 fn a_changed_trial_names_the_record_and_the_field() {
-    let Some(fixture) = fixture_dir() else { return };
-    let c = fixture_copy(&fixture);
+    let Some(c) = fixture_copy() else { return };
     let rel = "records/kem-38/UVW-KEM-128__enc.json";
     let path = c.data.join(rel);
     let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     let cycles = &mut v["processes"][2]["trials"][0]["cycles"];
     *cycles = serde_json::Value::from(cycles.as_u64().unwrap() + 1_000_000);
     std::fs::write(&path, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
-    let o = validate(&c, false);
+    let o = check(&c, false);
     assert_fails_with(
         &o,
         &[
@@ -159,14 +94,13 @@ fn a_changed_trial_names_the_record_and_the_field() {
 
 #[test]
 fn a_changed_kat_log_byte_is_named() {
-    let Some(fixture) = fixture_dir() else { return };
-    let c = fixture_copy(&fixture);
+    let Some(c) = fixture_copy() else { return };
     let log = c.data.join("kat/kem-31/NGCC-2.log");
     let mut bytes = std::fs::read(&log).unwrap();
     bytes[0] ^= 0x20;
     std::fs::write(&log, bytes).unwrap();
     assert_fails_with(
-        &validate(&c, false),
+        &check(&c, false),
         &[
             "kat/kem-31/NGCC-2.log: sha256",
             "kat_log_sha256 05901ebe10c6",
@@ -176,15 +110,14 @@ fn a_changed_kat_log_byte_is_named() {
 
 #[test]
 fn a_changed_kat_status_is_named() {
-    let Some(fixture) = fixture_dir() else { return };
-    let c = fixture_copy(&fixture);
+    let Some(c) = fixture_copy() else { return };
     let build = c.data.join("build.json");
     let text_in = std::fs::read_to_string(&build).unwrap();
     let changed = text_in.replacen("\"kat\": \"PASS\"", "\"kat\": \"MISMATCH\"", 1);
     assert_ne!(text_in, changed);
     std::fs::write(&build, changed).unwrap();
     assert_fails_with(
-        &validate(&c, false),
+        &check(&c, false),
         &[
             "kat/kem-31/NGCC-1.log: last RESULT status PASS != build.json instances.kem-31/NGCC-1.kat MISMATCH",
         ],
@@ -193,15 +126,14 @@ fn a_changed_kat_status_is_named() {
 
 #[test]
 fn a_changed_page_byte_is_named() {
-    let Some(fixture) = fixture_dir() else { return };
-    let c = fixture_copy(&fixture);
+    let Some(c) = fixture_copy() else { return };
     let page = c.pages.join("kem-31/perf_arm_1.md");
     let mut bytes = std::fs::read(&page).unwrap();
     let last = bytes.len() - 3;
     bytes[last] = b'!';
     std::fs::write(&page, bytes).unwrap();
-    assert_eq!(validate(&c, false).status.code(), Some(0));
-    let o = validate(&c, true);
+    assert_eq!(check(&c, false).status.code(), Some(0));
+    let o = check(&c, true);
     assert_fails_with(
         &o,
         &[
@@ -213,21 +145,19 @@ fn a_changed_page_byte_is_named() {
 
 #[test]
 fn a_truncated_record_is_a_problem_not_a_crash() {
-    let Some(fixture) = fixture_dir() else { return };
-    let c = fixture_copy(&fixture);
+    let Some(c) = fixture_copy() else { return };
     let rel = "records/kem-31/NGCC-3__dec.json";
     let path = c.data.join(rel);
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
-    let o = validate(&c, true);
+    let o = check(&c, true);
     assert_fails_with(&o, &[&format!("{rel}: not valid JSON")]);
     assert!(text(&o).contains("17 timing record(s)"), "{}", text(&o));
 }
 
 #[test]
 fn a_changed_profile_share_and_an_absolute_path_are_named() {
-    let Some(fixture) = fixture_dir() else { return };
-    let c = fixture_copy(&fixture);
+    let Some(c) = fixture_copy() else { return };
     let rel = "profile/kem-38/UVW-KEM-256__enc.json";
     let path = c.data.join(rel);
     let body = std::fs::read_to_string(&path).unwrap();
@@ -236,7 +166,7 @@ fn a_changed_profile_share_and_an_absolute_path_are_named() {
         .replace("performance/hashprof/hashprof", "/home/ann/hashprof");
     std::fs::write(&path, body).unwrap();
     assert_fails_with(
-        &validate(&c, false),
+        &check(&c, false),
         &[
             &format!("{rel}: hash_share 0.2 != recomputed 0.19372346335878587"),
             &format!("{rel}: absolute path `/home/ann/hashprof`"),
@@ -246,8 +176,7 @@ fn a_changed_profile_share_and_an_absolute_path_are_named() {
 
 #[test]
 fn an_unregistered_system_is_named() {
-    let Some(fixture) = fixture_dir() else { return };
-    let c = fixture_copy(&fixture);
+    let Some(c) = fixture_copy() else { return };
     let systems = c.catalog.join("systems.csv");
     let body: String = std::fs::read_to_string(&systems)
         .unwrap()
@@ -257,7 +186,7 @@ fn an_unregistered_system_is_named() {
         .collect();
     std::fs::write(&systems, body).unwrap();
     assert_fails_with(
-        &validate(&c, false),
+        &check(&c, false),
         &["campaign.json: system_id `arm_1` is not registered"],
     );
 }

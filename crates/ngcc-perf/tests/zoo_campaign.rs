@@ -39,6 +39,39 @@ struct Entry {
 
 const KEM_OK: &[(&str, Rec)] = &[("keygen", Complete), ("enc", Complete), ("dec", Complete)];
 const NONE: &[(&str, Rec)] = &[];
+/// Killed at --measure-timeout.
+const KILLED: Rec = Failed("hard_timeout", "killed after 1.5 s");
+/// A hang in enc, which dec's setup runs too.
+const LOOP_ENC: &[(&str, Rec)] = &[("keygen", Complete), ("enc", KILLED), ("dec", KILLED)];
+/// A sleep past the timeout in every operation.
+const SLEEP_LONG: &[(&str, Rec)] = &[("keygen", KILLED), ("enc", KILLED), ("dec", KILLED)];
+/// enc writes past ct, also in dec's setup.
+const OVERRUN_CT: &[(&str, Rec)] = &[
+    ("keygen", Complete),
+    (
+        "enc",
+        Failed(
+            "failed",
+            "OVERFLOW: enc wrote past ct (declared 32 bytes) at offset 32",
+        ),
+    ),
+    (
+        "dec",
+        Failed(
+            "failed",
+            "OVERFLOW: setup for dec wrote past ct (declared 32 bytes)",
+        ),
+    ),
+];
+/// dec gives another shared secret: timing it is refused.
+const BAD_DEC: &[(&str, Rec)] = &[
+    ("keygen", Complete),
+    ("enc", Complete),
+    (
+        "dec",
+        Failed("failed", "honest decapsulation mismatch; refusing timing"),
+    ),
+];
 
 const ZOO: &[Entry] = &[
     // ---------------------------------------------------------------- NIST flavour, KEM
@@ -82,11 +115,7 @@ const ZOO: &[Entry] = &[
         key: "zoo-nist-kem/loop-enc",
         kat: "TIMEOUT",
         detail: "no result within 2 s",
-        ops: &[
-            ("keygen", Complete),
-            ("enc", Failed("hard_timeout", "killed after 1.5 s")),
-            ("dec", Failed("hard_timeout", "killed after 1.5 s")),
-        ],
+        ops: LOOP_ENC,
     },
     Entry {
         key: "zoo-nist-kem/malloc-keygen",
@@ -98,23 +127,7 @@ const ZOO: &[Entry] = &[
         key: "zoo-nist-kem/overrun-ct",
         kat: "OVERFLOW",
         detail: "enc wrote past ct (declared 32 bytes) at offset 32",
-        ops: &[
-            ("keygen", Complete),
-            (
-                "enc",
-                Failed(
-                    "failed",
-                    "OVERFLOW: enc wrote past ct (declared 32 bytes) at offset 32",
-                ),
-            ),
-            (
-                "dec",
-                Failed(
-                    "failed",
-                    "OVERFLOW: setup for dec wrote past ct (declared 32 bytes)",
-                ),
-            ),
-        ],
+        ops: OVERRUN_CT,
     },
     Entry {
         key: "zoo-nist-kem/nondet",
@@ -126,14 +139,7 @@ const ZOO: &[Entry] = &[
         key: "zoo-nist-kem/bad-dec",
         kat: "CRYPTOFAIL",
         detail: "decapsulation gave a different shared secret",
-        ops: &[
-            ("keygen", Complete),
-            ("enc", Complete),
-            (
-                "dec",
-                Failed("failed", "honest decapsulation mismatch; refusing timing"),
-            ),
-        ],
+        ops: BAD_DEC,
     },
     Entry {
         key: "zoo-nist-kem/exit-keygen",
@@ -157,11 +163,7 @@ const ZOO: &[Entry] = &[
         key: "zoo-nist-kem/sleep-long",
         kat: "TIMEOUT",
         detail: "no result within 2 s",
-        ops: &[
-            ("keygen", Failed("hard_timeout", "killed after 1.5 s")),
-            ("enc", Failed("hard_timeout", "killed after 1.5 s")),
-            ("dec", Failed("hard_timeout", "killed after 1.5 s")),
-        ],
+        ops: SLEEP_LONG,
     },
     Entry {
         key: "zoo-nist-kem/sleep-short",
@@ -263,11 +265,7 @@ const ZOO: &[Entry] = &[
         key: "zoo-iccs-kem/loop-enc",
         kat: "TIMEOUT",
         detail: "no result within 2 s",
-        ops: &[
-            ("keygen", Complete),
-            ("enc", Failed("hard_timeout", "killed after 1.5 s")),
-            ("dec", Failed("hard_timeout", "killed after 1.5 s")),
-        ],
+        ops: LOOP_ENC,
     },
     Entry {
         key: "zoo-iccs-kem/malloc-keygen",
@@ -301,23 +299,7 @@ const ZOO: &[Entry] = &[
         key: "zoo-iccs-kem/overrun-ct",
         kat: "OVERFLOW",
         detail: "past ct",
-        ops: &[
-            ("keygen", Complete),
-            (
-                "enc",
-                Failed(
-                    "failed",
-                    "OVERFLOW: enc wrote past ct (declared 32 bytes) at offset 32",
-                ),
-            ),
-            (
-                "dec",
-                Failed(
-                    "failed",
-                    "OVERFLOW: setup for dec wrote past ct (declared 32 bytes)",
-                ),
-            ),
-        ],
+        ops: OVERRUN_CT,
     },
     Entry {
         key: "zoo-iccs-kem/wrong-len",
@@ -352,14 +334,7 @@ const ZOO: &[Entry] = &[
         key: "zoo-iccs-kem/bad-dec",
         kat: "CRYPTOFAIL",
         detail: "",
-        ops: &[
-            ("keygen", Complete),
-            ("enc", Complete),
-            (
-                "dec",
-                Failed("failed", "honest decapsulation mismatch; refusing timing"),
-            ),
-        ],
+        ops: BAD_DEC,
     },
     Entry {
         key: "zoo-iccs-kem/exit-keygen",
@@ -405,11 +380,7 @@ const ZOO: &[Entry] = &[
         key: "zoo-iccs-kem/sleep-long",
         kat: "TIMEOUT",
         detail: "no result within 2 s",
-        ops: &[
-            ("keygen", Failed("hard_timeout", "killed after 1.5 s")),
-            ("enc", Failed("hard_timeout", "killed after 1.5 s")),
-            ("dec", Failed("hard_timeout", "killed after 1.5 s")),
-        ],
+        ops: SLEEP_LONG,
     },
     Entry {
         key: "zoo-iccs-kem/sleep-short",
@@ -563,14 +534,11 @@ fn the_zoo_gets_exact_statuses_and_the_rest_is_measured() {
     let r = run.path();
     let zoo = manifest_dir().join("tests/zoo");
     let t = Instant::now();
-    let out = bin()
-        .args([
-            "campaign",
-            "all",
-            "--candidates",
-            zoo.to_str().unwrap(),
-            "--run",
-            r.to_str().unwrap(),
+    let stderr = campaign_ok(
+        "all",
+        &zoo,
+        r,
+        &[
             "--kat-timeout",
             KAT_TIMEOUT,
             "--measure-timeout",
@@ -582,12 +550,9 @@ fn the_zoo_gets_exact_statuses_and_the_rest_is_measured() {
             "0.002",
             "--op-budget",
             "0.05",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     let took = t.elapsed().as_secs_f64();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "campaign failed: {stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 
     let campaign: Campaign = ngcc_perf::util::read_json(&r.join("campaign.json")).unwrap();
@@ -596,9 +561,7 @@ fn the_zoo_gets_exact_statuses_and_the_rest_is_measured() {
         table.push(format!("{:<30} {}", e.key, check_entry(r, &campaign, e)));
     }
     // Every instance in the zoo is in the table above.
-    let build: ngcc_perf::dataset::schema::BuildFile =
-        ngcc_perf::util::read_json(&r.join("build.json")).unwrap();
-    assert_eq!(build.entries().len(), ZOO.len());
+    assert_eq!(build_file(r).entries().len(), ZOO.len());
 
     // Inside the sandbox (the probe prints what it sees, into the KAT log).
     let probe = std::fs::read_to_string(r.join("kat/zoo-nist-kem/probe.log")).unwrap();

@@ -1,12 +1,22 @@
-//! Helpers shared by the integration tests: run the binary, read a run's build.json.
+//! Helpers shared by the integration tests: run the binary, find and copy the reference
+//! dataset, read a run's build.json, write scratch files.
 #![allow(dead_code)]
 
-use ngcc_perf::dataset::schema::{BuildEntry, BuildFile};
+use ngcc_perf::dataset::schema::{BuildEntry, BuildFile, Campaign, Record, RecordExtra};
+use ngcc_perf::util::{read_json, write_json};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+// ------------------------------------------------------------------ running the binary
 
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_ngcc-perf"))
+}
+
+pub fn ngcc(args: &[&OsStr]) -> Output {
+    bin().args(args).output().expect("running ngcc-perf")
 }
 
 pub fn run_ok(args: &[&str]) -> Output {
@@ -21,23 +31,156 @@ pub fn run_ok(args: &[&str]) -> Output {
     out
 }
 
-/// The fetched PQClean tree, or None (and a SKIPPED line) when cargo cannot fetch it.
-pub fn pqclean() -> Option<PathBuf> {
-    let out = bin().args(["samples", "pqclean"]).output().ok()?;
-    if !out.status.success() {
-        eprintln!(
-            "SKIPPED: PQClean sources unavailable: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-        return None;
-    }
-    Some(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+/// stdout then stderr, for failure messages and searches in both.
+pub fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
-pub fn build_entry(run: &Path, key: &str) -> BuildEntry {
-    let b: BuildFile = ngcc_perf::util::read_json(&run.join("build.json")).expect("build.json");
-    b.entry(key)
-        .unwrap_or_else(|| panic!("no build.json entry {key}"))
+/// `ngcc-perf campaign PHASES --candidates CANDS --run RUN EXTRA…`, not started yet.
+pub fn campaign_cmd(phases: &str, cands: &Path, run: &Path, extra: &[&str]) -> Command {
+    let mut cmd = bin();
+    cmd.args(["campaign", phases, "--candidates"])
+        .arg(cands)
+        .arg("--run")
+        .arg(run)
+        .args(extra);
+    cmd
+}
+
+pub fn campaign(phases: &str, cands: &Path, run: &Path, extra: &[&str]) -> Output {
+    campaign_cmd(phases, cands, run, extra)
+        .output()
+        .expect("running ngcc-perf")
+}
+
+/// A campaign that must succeed; its stderr (the progress lines).
+pub fn campaign_ok(phases: &str, cands: &Path, run: &Path, extra: &[&str]) -> String {
+    let out = campaign(phases, cands, run, extra);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "campaign failed: {stderr}");
+    stderr
+}
+
+/// `ngcc-perf report DATA --catalog DATA/catalog --out OUT EXTRA…`.
+pub fn report(data: &Path, out: &Path, extra: &[&str]) -> Output {
+    let catalog = data.join("catalog");
+    let mut args: Vec<&OsStr> = vec![
+        "report".as_ref(),
+        data.as_os_str(),
+        "--catalog".as_ref(),
+        catalog.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ];
+    args.extend(extra.iter().map(OsStr::new));
+    ngcc(&args)
+}
+
+/// `ngcc-perf validate DATA --catalog CATALOG [--pages PAGES]`.
+pub fn validate(data: &Path, catalog: &Path, pages: Option<&Path>) -> Output {
+    let mut args: Vec<&OsStr> = vec![
+        "validate".as_ref(),
+        data.as_os_str(),
+        "--catalog".as_ref(),
+        catalog.as_os_str(),
+    ];
+    if let Some(pages) = pages {
+        args.extend(["--pages".as_ref(), pages.as_os_str()]);
+    }
+    ngcc(&args)
+}
+
+/// `ngcc-perf site DATASETS… --catalog CATALOG --out OUT`.
+pub fn site(datasets: &[&Path], catalog: &Path, out: &Path) -> Output {
+    let mut args: Vec<&OsStr> = vec!["site".as_ref()];
+    args.extend(datasets.iter().map(|d| d.as_os_str()));
+    args.extend([
+        "--catalog".as_ref(),
+        catalog.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    ngcc(&args)
+}
+
+// ------------------------------------------------------------------ inputs
+
+pub fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Where the reference dataset (anchor-arm_1) is: `NGCC_ANCHOR_FIXTURES`, else
+/// `shared/fixtures/anchor-arm_1` beside the checkout (where CI has it).
+pub fn fixture_path() -> PathBuf {
+    std::env::var_os("NGCC_ANCHOR_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest_dir().join("../../../shared/fixtures/anchor-arm_1"))
+}
+
+/// The reference dataset, or None (and a SKIPPED line) when it is not there.
+pub fn fixture_dir() -> Option<PathBuf> {
+    let dir = fixture_path();
+    if dir.join("campaign.json").is_file() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "SKIPPED: reference fixture not found at {} (set NGCC_ANCHOR_FIXTURES)",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// The fetched PQClean tree, or None (and a SKIPPED line, once) when cargo cannot fetch it.
+pub fn pqclean() -> Option<PathBuf> {
+    static TREE: OnceLock<Option<PathBuf>> = OnceLock::new();
+    TREE.get_or_init(|| {
+        let out = bin().args(["samples", "pqclean"]).output().ok()?;
+        if !out.status.success() {
+            eprintln!(
+                "SKIPPED: PQClean sources unavailable: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+            return None;
+        }
+        Some(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+    })
+    .clone()
+}
+
+// ------------------------------------------------------------------ files
+
+/// Copies a folder tree; the copies are writable even where the source (the fixture) is
+/// read-only.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::write(&target, std::fs::read(e.path()).unwrap()).unwrap();
+        }
+    }
+}
+
+/// Writes a file, creating its folder.
+pub fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A folder under target/ (CARGO_TARGET_TMPDIR), emptied first.
+pub fn scratch(rel: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(rel);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 pub fn last_line(path: &Path) -> String {
@@ -49,6 +192,67 @@ pub fn last_line(path: &Path) -> String {
         .to_string()
 }
 
-pub fn manifest_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+/// Every `Key = value` line with this key, in order (`Key =` alone is an empty value).
+pub fn values<'a>(text: &'a str, key: &str) -> Vec<&'a str> {
+    let prefix = format!("{key} = ");
+    text.lines()
+        .filter_map(|l| {
+            l.strip_prefix(&prefix)
+                .or((l == prefix.trim_end()).then_some(""))
+        })
+        .collect()
+}
+
+// ------------------------------------------------------------------ datasets and runs
+
+pub fn build_file(run: &Path) -> BuildFile {
+    read_json(&run.join("build.json")).expect("build.json")
+}
+
+pub fn build_entry(run: &Path, key: &str) -> BuildEntry {
+    build_file(run)
+        .entry(key)
+        .unwrap_or_else(|| panic!("no build.json entry {key}"))
+}
+
+/// Reads, changes and rewrites a dataset's campaign.json.
+pub fn edit_campaign(data: &Path, edit: impl FnOnce(&mut Campaign)) {
+    let path = data.join("campaign.json");
+    let mut campaign: Campaign = read_json(&path).unwrap();
+    edit(&mut campaign);
+    write_json(&path, &campaign).unwrap();
+}
+
+/// Turns the records of `cands` in a copy of the reference dataset into ours, measured with
+/// the TSC at 2.45 GHz: each gets an `ngcc` block with the spread of its trials. With
+/// `host_problems` the host was not fixed (and measuring it was allowed); without, it was.
+pub fn make_tsc(data: &Path, cands: &[&str], host_problems: &[&str]) {
+    let unfixed = !host_problems.is_empty();
+    edit_campaign(data, |c| {
+        c.tool = Some("ngcc-perf 0.1.0".into());
+        c.allow_unfixed_host = unfixed;
+        c.counter = Some("tsc".into());
+    });
+    for cand in cands {
+        for e in std::fs::read_dir(data.join("records").join(cand)).unwrap() {
+            let path = e.unwrap().path();
+            let mut rec: Record = read_json(&path).unwrap();
+            let per_trial: Vec<f64> = rec
+                .processes
+                .iter()
+                .flat_map(|p| &p.trials)
+                .map(|t| t.seconds / t.measurements as f64)
+                .collect();
+            rec.ngcc = Some(RecordExtra {
+                counter: "tsc".into(),
+                counter_hz: Some(2.45e9),
+                host_fixed: !unfixed,
+                host_problems: host_problems.iter().map(|p| p.to_string()).collect(),
+                allow_unfixed_host: unfixed,
+                spread: ngcc_perf::measure::stats::spread(&per_trial),
+                ..Default::default()
+            });
+            write_json(&path, &rec).unwrap();
+        }
+    }
 }

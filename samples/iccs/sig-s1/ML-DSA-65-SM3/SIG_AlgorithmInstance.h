@@ -3,21 +3,11 @@
 #ifndef SIG_ALGORITHMINSTANCE_H
 #define SIG_ALGORITHMINSTANCE_H
 
-#define OUTPUT_BLANK_TEST_VECTORS 0
 #define ALGORITHM_INSTANCE "ML_DSA_65_SM3"
-
 /* The PQClean parameter set sig_adapter.c calls. */
 #define SIG_S1_NAMESPACE PQCLEAN_MLDSA65_CLEAN
 
-unsigned long long sig_get_pk_len_bytes(void);
-unsigned long long sig_get_sk_len_bytes(void);
-unsigned long long sig_get_sn_len_bytes(void);
-
-int sig_keygen(unsigned char *pk, unsigned long long *pk_len_bytes, unsigned char *sk,
-               unsigned long long *sk_len_bytes);
-int sig_sign(unsigned char *sk, unsigned long long sk_len_bytes, unsigned char *m,
-             unsigned long long m_len_bytes, unsigned char *sn, unsigned long long *sn_len_bytes);
-int sig_verify(unsigned char *pk, unsigned long long pk_len_bytes, unsigned char *sn,
-               unsigned long long sn_len_bytes, unsigned char *m, unsigned long long m_len_bytes);
+/* OUTPUT_BLANK_TEST_VECTORS and the API prototypes, shared by every instance (../../common). */
+#include "iccs_sig_api.h"
 
 #endif

@@ -22,6 +22,15 @@ static unsigned char *volatile zoo_null;
 __attribute__((constructor, used)) static void zoo_ctor(void) { *zoo_null = 1; }
 #endif
 
+#ifdef ZOO_BROKEN_SOURCE
+this is not C
+#endif
+
+#ifdef ZOO_MISSING_SYMBOL
+/* Declared, never defined: keygen calls it, so the library does not link. */
+void toy_never_defined(void);
+#endif
+
 #ifdef ZOO_PROBE
 /* Reports the sandbox as candidate code sees it, on stderr (the KAT log and the records
  * keep stderr). One line per fact; the test parses them. */
@@ -82,6 +91,11 @@ __attribute__((unused)) static void zoo_enter(const char *op) {
 #ifdef ZOO_PROBE
     if (calls == 1) {
         zoo_probe();
+    }
+#endif
+#ifdef ZOO_MISSING_SYMBOL
+    if (!strcmp(op, "keygen")) {
+        toy_never_defined();
     }
 #endif
 #ifdef ZOO_CRASH_KEYGEN

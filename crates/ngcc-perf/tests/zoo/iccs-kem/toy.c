@@ -13,14 +13,6 @@
 
 extern DRNG_ctx drng_algorithm;
 
-#ifdef ZOO_BROKEN_SOURCE
-this is not C
-#endif
-
-#ifdef ZOO_MISSING_SYMBOL
-void toy_never_defined(void);
-#endif
-
 unsigned long long kem_get_pk_len_bytes(void) { return PK; }
 unsigned long long kem_get_sk_len_bytes(void) { return SK; }
 unsigned long long kem_get_ss_len_bytes(void) { return SS; }
@@ -29,9 +21,6 @@ unsigned long long kem_get_ct_len_bytes(void) { return CT; }
 int kem_keygen(unsigned char *pk, unsigned long long *pk_len_bytes, unsigned char *sk,
                unsigned long long *sk_len_bytes) {
     zoo_enter("keygen");
-#ifdef ZOO_MISSING_SYMBOL
-    toy_never_defined();
-#endif
     get_random_number(&drng_algorithm, sk, SK * 8);
 #ifdef ZOO_NONDET
     sk[0] ^= zoo_noise();

@@ -7,19 +7,8 @@
 #include "randombytes.h"
 #include "zoo.h"
 
-#ifdef ZOO_BROKEN_SOURCE
-this is not C
-#endif
-
-#ifdef ZOO_MISSING_SYMBOL
-void toy_never_defined(void);
-#endif
-
 int TOY_crypto_kem_keypair(unsigned char *pk, unsigned char *sk) {
     zoo_enter("keygen");
-#ifdef ZOO_MISSING_SYMBOL
-    toy_never_defined();
-#endif
     randombytes(sk, 32);
 #ifdef ZOO_NONDET
     sk[0] ^= zoo_noise();
