@@ -13,8 +13,13 @@ pub const AUXFUNC_H: &str = include_str!("../csrc/iccs/auxfunc.h");
 pub const AUXFUNC_C: &str = include_str!("../csrc/iccs/auxfunc.c");
 /// ICCS `drng.h`: `DRNG_ctx`, `SEEDLEN`, init/get_random_number.
 pub const DRNG_H: &str = include_str!("../csrc/iccs/drng.h");
-/// ICCS `drng.c`: the SM3 Hash_DRBG, self-contained (hash builds omit auxfunc.c).
+/// ICCS `drng.c`: the SM3 Hash_DRBG (hash builds omit auxfunc.c; it needs only the SM3 core).
 pub const DRNG_C: &str = include_str!("../csrc/iccs/drng.c");
+/// `iccs_sm3.h`: the SM3 core shared by our `auxfunc.c` and `drng.c` (`ngcc_iccs_sm3_*`,
+/// hidden; not part of the ICCS API).
+pub const ICCS_SM3_H: &str = include_str!("../csrc/iccs/iccs_sm3.h");
+/// `iccs_sm3.c`: compiled into every library that gets our `auxfunc.c` or `drng.c`.
+pub const ICCS_SM3_C: &str = include_str!("../csrc/iccs/iccs_sm3.c");
 
 /// The minimal C timing loop `ngcc-perf bench overhead` compares the harness with.
 pub const BENCH_OVERHEAD_C: &str = include_str!("../csrc/bench/overhead.c");

@@ -2,8 +2,8 @@
 //! performance flags, and add at most 16 KiB to a candidate library's loadable segments.
 
 use ngcc_perf::csrc;
-use object::Endianness;
 use object::read::elf::{ElfFile64, ProgramHeader};
+use object::{Endianness, Object, ObjectSymbol};
 use std::path::Path;
 use std::process::Command;
 
@@ -66,6 +66,8 @@ fn sources_for(compiler: &str) -> Option<tempfile::TempDir> {
         ("auxfunc.c", csrc::AUXFUNC_C),
         ("drng.h", csrc::DRNG_H),
         ("drng.c", csrc::DRNG_C),
+        ("iccs_sm3.h", csrc::ICCS_SM3_H),
+        ("iccs_sm3.c", csrc::ICCS_SM3_C),
         ("tiny.c", TINY_C),
     ] {
         std::fs::write(dir.path().join(name), text).unwrap();
@@ -109,7 +111,7 @@ fn helpers_compile_without_warnings() {
         return;
     };
     for (set, flags) in flag_sets() {
-        for file in ["auxfunc.c", "drng.c"] {
+        for file in ["auxfunc.c", "drng.c", "iccs_sm3.c"] {
             let mut args = flags.clone();
             args.extend(["-c", file, "-o", "out.o"]);
             let warnings = gcc(dir.path(), &args);
@@ -131,7 +133,14 @@ fn helpers_add_at_most_16_kib_to_a_library() {
         gcc(dir.path(), &base);
         let mut with = flags.clone();
         with.extend(link);
-        with.extend(["tiny.c", "auxfunc.c", "drng.c", "-o", "libwith.so"]);
+        with.extend([
+            "tiny.c",
+            "auxfunc.c",
+            "drng.c",
+            "iccs_sm3.c",
+            "-o",
+            "libwith.so",
+        ]);
         gcc(dir.path(), &with);
         let (b, w) = (
             load_size(&dir.path().join("libbase.so")),
@@ -147,6 +156,46 @@ fn helpers_add_at_most_16_kib_to_a_library() {
             "{set} flags: the helpers add {delta} bytes (> {BUDGET})"
         );
     }
+}
+
+/// Hash builds link drng.c without auxfunc.c: the shared SM3 core is all it needs, and the
+/// core's `ngcc_iccs_sm3_*` functions stay out of the dynamic symbol table.
+#[test]
+fn drng_links_with_the_sm3_core_alone() {
+    if !have("gcc") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write_sources(dir.path());
+    gcc(
+        dir.path(),
+        &[
+            "-std=c99",
+            "-O2",
+            "-fPIC",
+            "-shared",
+            "-Wl,--no-undefined",
+            "drng.c",
+            "iccs_sm3.c",
+            "-o",
+            "libdrng.so",
+        ],
+    );
+    let data = std::fs::read(dir.path().join("libdrng.so")).unwrap();
+    let elf = ElfFile64::<Endianness>::parse(&*data).unwrap();
+    let exported: Vec<String> = elf
+        .dynamic_symbols()
+        .filter(|s| s.is_definition())
+        .filter_map(|s| s.name().ok().map(String::from))
+        .collect();
+    assert!(
+        exported.iter().any(|n| n == "get_random_number"),
+        "{exported:?}"
+    );
+    assert!(
+        !exported.iter().any(|n| n.starts_with("ngcc_iccs_sm3_")),
+        "the SM3 core is exported: {exported:?}"
+    );
 }
 
 #[test]

@@ -73,6 +73,11 @@ pub fn plan(cand: &Candidate, inst: &Instance, flag_set: FlagSet, paths: &Paths)
             if cand.kind != Kind::Hash && !set.has_file("auxfunc.c") {
                 helpers.push(("auxfunc.c", crate::csrc::AUXFUNC_C));
             }
+            // Our drng.c and auxfunc.c share one SM3 core: it comes with either of them.
+            if helpers.iter().any(|(name, _)| name.ends_with(".c")) {
+                helpers.push(("iccs_sm3.h", crate::csrc::ICCS_SM3_H));
+                helpers.push(("iccs_sm3.c", crate::csrc::ICCS_SM3_C));
+            }
             for (name, text) in helpers {
                 generated.push((format!("../iccs/{name}"), text.to_string()));
                 if name.ends_with(".c") {

@@ -62,31 +62,24 @@ pub fn build_instance(
     }
     entry.cache_key = Some(plan.cache_key.clone());
     entry.build_flags = Some(plan.flag_string());
-    entry.sources = plan
-        .sources
-        .iter()
-        .filter(|p| p.is_file())
-        .map(|p| {
-            Ok(SourceFile {
-                path: portable(cand, run, p),
-                sha256: sha256_file(p)?,
+    // The sources on disk with their hashes.
+    let list_sources = || -> Result<Vec<SourceFile>> {
+        plan.sources
+            .iter()
+            .filter(|p| p.is_file())
+            .map(|p| {
+                Ok(SourceFile {
+                    path: portable(cand, run, p),
+                    sha256: sha256_file(p)?,
+                })
             })
-        })
-        .collect::<Result<_>>()?;
+            .collect()
+    };
+    entry.sources = list_sources()?;
     let _ = std::fs::remove_file(&paths.log);
     let built = instance::compile_and_link(&plan, &paths)?;
     // Generated sources exist only now; list them too.
-    entry.sources = plan
-        .sources
-        .iter()
-        .filter(|p| p.is_file())
-        .map(|p| {
-            Ok(SourceFile {
-                path: portable(cand, run, p),
-                sha256: sha256_file(p)?,
-            })
-        })
-        .collect::<Result<_>>()?;
+    entry.sources = list_sources()?;
     if built.ok {
         entry.build_status = Some("built".into());
         entry.kat = KAT_PENDING.into();

@@ -1,9 +1,10 @@
 //! Which instances are timed, and which operations each has (reference §1.7, §1.10).
 
-use super::Selected;
+use super::host_gate::{self, HostState};
 use super::rundir::RunDir;
+use super::{CampaignArgs, Selected};
 use crate::candidate::Kind;
-use crate::dataset::schema::{BuildEntry, BuildFile, Calibration};
+use crate::dataset::schema::{BuildEntry, BuildFile, Calibration, Planning};
 use std::path::PathBuf;
 
 /// KAT statuses that are timed anyway, flagged `kat_not_passed` (reference §1.6).
@@ -157,6 +158,45 @@ pub fn in_shard(key: &str, shard: Option<(u32, u32)>) -> bool {
 
 /// A selected instance that will be timed, with its build entry.
 pub type Measurable = (Selected, BuildEntry);
+
+/// What a timing phase (calibrate, measure, profile) starts from.
+pub struct PhaseStart {
+    pub host: HostState,
+    pub todo: Vec<Measurable>,
+    /// (instance key, reason)
+    pub skipped: Vec<(String, String)>,
+}
+
+/// The host check with `planning`, then the selection split into instances to time and
+/// skipped ones.
+pub fn gate_and_split(
+    run: &RunDir,
+    phase: &str,
+    selected: &[Selected],
+    args: &CampaignArgs,
+    planning: &Planning,
+) -> anyhow::Result<PhaseStart> {
+    let cpu = args.cpu.unwrap_or_else(super::default_cpu);
+    let host = host_gate::check(
+        run,
+        phase,
+        cpu,
+        args.allow_unfixed_host,
+        planning,
+        args.shard,
+    )?;
+    let issues = match &args.kat_issues {
+        Some(p) => load_kat_issues(p)?,
+        None => Vec::new(),
+    };
+    let build = run.load_build()?;
+    let (todo, skipped) = split(run, &build, selected, &issues, args.shard);
+    Ok(PhaseStart {
+        host,
+        todo,
+        skipped,
+    })
+}
 
 /// Selected instances that are measurable, plus the skipped ones with reasons.
 pub fn split(

@@ -10,7 +10,7 @@ use super::{CampaignArgs, Selected};
 use crate::child::protocol::{Limits, OpJob, OpOutput, Request};
 use crate::dataset::schema::*;
 use crate::measure::{plan, stats, timing};
-use crate::util::{read_json, sha256_file, time::utc_now_iso, write_json};
+use crate::util::{read_json, sha256_file, tail, time::utc_now_iso, write_json};
 use anyhow::Result;
 use std::time::Duration;
 
@@ -19,13 +19,27 @@ const CALIBRATION_TIMEOUT_S: u64 = 6 * 3600;
 /// A trial process whose CPU time is below this fraction of its wall time lost the CPU.
 const MIN_CPU_FRACTION: f64 = 0.95;
 
-fn tail(s: &str, n: usize) -> String {
-    let start = s
-        .char_indices()
-        .rev()
-        .nth(n.saturating_sub(1))
-        .map_or(0, |(i, _)| i);
-    s[start..].to_string()
+/// The calibration of a KEX instance's whole exchange, once there is one.
+fn exchange_calibration(run: &RunDir, s: &Selected) -> Option<Calibration> {
+    read_json(&calibration_path(
+        run,
+        &s.cand.id,
+        &s.inst.label,
+        "exchange",
+    ))
+    .ok()
+}
+
+/// What a trial's META says was timed: the whole `loop` (default) or `per_call_step`.
+fn timing_scope(meta: &serde_json::Map<String, serde_json::Value>) -> &str {
+    meta.get("timing_scope")
+        .and_then(|v| v.as_str())
+        .unwrap_or("loop")
+}
+
+/// Disturbed trials (clock or counter anomalies), or a process that lost the CPU.
+fn was_disturbed(trials: &[Trial], scope: &str, max_hz: f64) -> bool {
+    timing::is_disturbed(trials, scope, max_hz) || lost_cpu(trials)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -125,13 +139,7 @@ pub fn calibrate(
         // KEX: the exchange first; its passes decide the steps.
         let mut done_ops = 0;
         loop {
-            let exchange = read_json::<Calibration>(&calibration_path(
-                run,
-                &s.cand.id,
-                &s.inst.label,
-                "exchange",
-            ))
-            .ok();
+            let exchange = exchange_calibration(run, s);
             let ops = measurable::operations(s.cand.kind, exchange.as_ref());
             for (op, bytes, key) in &ops {
                 let path = calibration_path(run, &s.cand.id, &s.inst.label, key);
@@ -218,13 +226,7 @@ pub fn measure(
     // Plans for every op with a calibration and no record, cheapest first.
     let mut planned = Vec::new();
     for (s, e) in todo {
-        let exchange = read_json::<Calibration>(&calibration_path(
-            run,
-            &s.cand.id,
-            &s.inst.label,
-            "exchange",
-        ))
-        .ok();
+        let exchange = exchange_calibration(run, s);
         for (op, bytes, key) in measurable::operations(s.cand.kind, exchange.as_ref()) {
             if record_path(run, &s.cand.id, &s.inst.label, &key).is_file() {
                 continue;
@@ -367,10 +369,7 @@ fn measure_one(
                             out.error.clone().unwrap_or_default(),
                             outcome.stderr.clone(),
                         ]
-                        .join(
-                            "
-",
-                        )
+                        .join("\n")
                         .trim(),
                         2000,
                     ),
@@ -381,14 +380,8 @@ fn measure_one(
                     disturbed_retries: attempt,
                     ..Process::default()
                 };
-                let scope = out
-                    .meta
-                    .get("timing_scope")
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("loop");
                 let disturbed = proc.status == "complete"
-                    && (timing::is_disturbed(&proc.trials, scope, max_hz)
-                        || lost_cpu(&proc.trials));
+                    && was_disturbed(&proc.trials, timing_scope(&out.meta), max_hz);
                 if disturbed && attempt < 2 {
                     attempt += 1;
                     disturbed_total += 1;
@@ -398,11 +391,7 @@ fn measure_one(
                     proc.stderr
                         .push_str("\ndisturbed in all 3 attempts; the last one is kept");
                 }
-                let complete = proc.status == "complete";
                 processes.push(proc);
-                if !complete {
-                    break;
-                }
                 break;
             }
             if processes.last().is_some_and(|p| p.status != "complete") {
@@ -411,12 +400,10 @@ fn measure_one(
         }
     }
     assemble(
-        run,
         s,
         e,
         op,
         bytes,
-        key,
         cal,
         p,
         host,
@@ -438,12 +425,10 @@ fn lost_cpu(trials: &[Trial]) -> bool {
 
 #[allow(clippy::too_many_arguments)]
 fn assemble(
-    run: &RunDir,
     s: &Selected,
     e: &BuildEntry,
     op: &str,
     bytes: u64,
-    key: &str,
     cal: &Calibration,
     p: &Plan,
     host: &HostState,
@@ -453,7 +438,6 @@ fn assemble(
     load_start: Vec<f64>,
     max_hz: f64,
 ) -> Result<Record> {
-    let _ = (run, key);
     let stats = stats::record_stats(&processes, bytes);
     let n_trials: u64 = processes.iter().map(|p| p.trials.len() as u64).sum();
     let complete = !processes.is_empty()
@@ -470,14 +454,10 @@ fn assemble(
         .collect();
     let wall_s: f64 = processes.iter().map(|p| p.wall_s).sum();
     let timed_s: f64 = all_trials.iter().map(|t| t.loop_wall_s()).sum();
-    let scope = processes
-        .first()
-        .and_then(|p| p.meta.get("timing_scope"))
-        .and_then(|v| v.as_str())
-        .unwrap_or("loop");
+    let scope = processes.first().map_or("loop", |p| timing_scope(&p.meta));
     let disturbed = processes
         .iter()
-        .any(|pr| timing::is_disturbed(&pr.trials, scope, max_hz) || lost_cpu(&pr.trials));
+        .any(|pr| was_disturbed(&pr.trials, scope, max_hz));
     let extra = RecordExtra {
         counter: cal.counter.clone(),
         counter_hz: if cal.counter == "perf_cycles" {

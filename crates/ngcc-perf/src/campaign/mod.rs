@@ -248,21 +248,11 @@ fn measuring_phase(
     args: &CampaignArgs,
 ) -> Result<()> {
     let planning = crate::measure::plan::default_planning(args.trial_target, args.op_budget);
-    let cpu = args.cpu.unwrap_or_else(default_cpu);
-    let host = host_gate::check(
-        run,
-        phase,
-        cpu,
-        args.allow_unfixed_host,
-        &planning,
-        args.shard,
-    )?;
-    let issues = match &args.kat_issues {
-        Some(p) => measurable::load_kat_issues(p)?,
-        None => Vec::new(),
-    };
-    let build = run.load_build()?;
-    let (todo, skipped) = measurable::split(run, &build, selected, &issues, args.shard);
+    let measurable::PhaseStart {
+        host,
+        todo,
+        skipped,
+    } = measurable::gate_and_split(run, phase, selected, args, &planning)?;
     if !skipped.is_empty() {
         let mut c = run.load_campaign()?;
         for (key, reason) in &skipped {

@@ -5,7 +5,7 @@
 //! an instance that cannot be relinked gets `<label>__RELINK_FAILED.json` and the phase goes
 //! on with the others.
 
-use super::host_gate::{self, HostState};
+use super::host_gate::HostState;
 use super::measurable::{self, calibration_path};
 use super::progress::Progress;
 use super::rundir::RunDir;
@@ -17,9 +17,9 @@ use crate::dataset::schema::{
     BuildEntry, Calibration, Profile, ProfileExtra, ProfileTotal, SCHEMA,
 };
 use crate::measure::plan::{self, profile_iterations, profile_timeout_s};
-use crate::profile::relink::{self, ProfPaths, RelinkError, Relinked, tail};
+use crate::profile::relink::{self, ProfPaths, RelinkError, Relinked};
 use crate::profile::shares::{self, Overhead};
-use crate::util::{read_json, time::utc_now_iso, write_json};
+use crate::util::{read_json, tail, time::utc_now_iso, write_json};
 use anyhow::Result;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -61,21 +61,11 @@ pub fn phase(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result
         .load_campaign()?
         .planning
         .unwrap_or_else(|| plan::default_planning(args.trial_target, args.op_budget));
-    let cpu = args.cpu.unwrap_or_else(super::default_cpu);
-    let host = host_gate::check(
-        run,
-        "profile",
-        cpu,
-        args.allow_unfixed_host,
-        &planning,
-        args.shard,
-    )?;
-    let issues = match &args.kat_issues {
-        Some(p) => measurable::load_kat_issues(p)?,
-        None => Vec::new(),
-    };
-    let build = run.load_build()?;
-    let (todo, skipped) = measurable::split(run, &build, selected, &issues, args.shard);
+    let measurable::PhaseStart {
+        host,
+        todo,
+        skipped,
+    } = measurable::gate_and_split(run, "profile", selected, args, &planning)?;
     for (key, reason) in &skipped {
         eprintln!("profile: skipping {key}: {reason}");
     }

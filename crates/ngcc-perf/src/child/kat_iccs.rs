@@ -8,7 +8,7 @@
 //! replayed up to its first operation: a different result is a nondeterministic candidate.
 
 use super::guard::Guarded;
-use super::kat_nist::check_all;
+use super::kat_common::{Fail, Timer, check_all, fail, load, rc_ok, size};
 use super::library::*;
 use super::protocol::{KatJob, KatOutput, VectorsJob, VectorsOutput};
 use super::{limits, rng};
@@ -16,10 +16,6 @@ use crate::candidate::{Api, Kind};
 use ngcc_iccs::hash_drbg::{self, HashDrbg};
 use std::ffi::c_int;
 use std::fmt::Write as _;
-use std::time::Instant;
-
-/// `(status, detail)` that ends the KAT.
-type Fail = (String, String);
 
 /// The most KEX passes followed (the harness's limit).
 pub const MAX_PASSES: u64 = 16;
@@ -28,24 +24,9 @@ const NO_PASS: c_int = -100;
 /// Iterations of the KAT_Loop file.
 pub const LOOP_ITERATIONS: u32 = 1_000_000;
 
-fn fail(status: &str, detail: impl Into<String>) -> Fail {
-    (status.to_string(), detail.into())
-}
-
-fn load<T: Copy>(lib: &Lib, name: &str) -> Result<T, Fail> {
-    lib.func(name).map_err(|e| fail("LOADFAIL", e))
-}
-
-fn size(lib: &Lib, i: usize) -> Result<usize, Fail> {
-    lib.size(i).map_err(|e| fail("LOADFAIL", e))
-}
-
-fn rc_ok(op: &str, rc: c_int) -> Result<(), Fail> {
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(fail("CRYPTOFAIL", format!("{op} returned {rc}")))
-    }
+/// KEX calls return 0, or 1 from the pass that ends the exchange: a negative code fails.
+fn kex_rc_ok(op: &str, rc: c_int) -> Result<(), Fail> {
+    if rc < 0 { rc_ok(op, rc) } else { Ok(()) }
 }
 
 /// A length the callee wrote, checked against the getter's value.
@@ -86,32 +67,6 @@ impl Text {
     fn end(mut self) -> String {
         self.0.push('\n');
         self.0
-    }
-}
-
-/// Milliseconds per operation, averaged over the calls.
-#[derive(Default)]
-struct Timer(Vec<(String, f64, u32)>);
-
-impl Timer {
-    fn time<R>(&mut self, op: &str, f: impl FnOnce() -> R) -> R {
-        let t = Instant::now();
-        let r = f();
-        let ms = t.elapsed().as_secs_f64() * 1e3;
-        match self.0.iter_mut().find(|(o, _, _)| o == op) {
-            Some(e) => {
-                e.1 += ms;
-                e.2 += 1;
-            }
-            None => self.0.push((op.to_string(), ms, 1)),
-        }
-        r
-    }
-    fn averages(&self) -> Vec<(String, f64)> {
-        self.0
-            .iter()
-            .map(|(op, ms, n)| (op.clone(), ms / f64::from((*n).max(1))))
-            .collect()
     }
 }
 
@@ -292,6 +247,39 @@ fn first_difference(full: &str, partial: &str) -> Option<String> {
     None
 }
 
+/// A key pair and the lengths keygen returned.
+struct Keys {
+    pk: Guarded,
+    pkl: usize,
+    sk: Guarded,
+    skl: usize,
+}
+
+/// The keygen of a KEM or SIG record (`op` names it): checked, and written to the text.
+fn keygen(
+    f: KeypairFn,
+    op: &str,
+    (pk_n, sk_n): (usize, usize),
+    t: &mut Text,
+    tm: &mut Timer,
+) -> Result<Keys, Fail> {
+    let (mut pk, mut sk) = (Guarded::new("pk", pk_n), Guarded::new("sk", sk_n));
+    let (mut pkl, mut skl) = (pk_n as u64, sk_n as u64);
+    // SAFETY: buffers have the getters' sizes (plus guards); lengths are out-params.
+    let rc = tm.time("keygen", || unsafe {
+        f(pk.ptr(), &mut pkl, sk.ptr(), &mut skl)
+    });
+    check_all(&[&pk, &sk], op)?;
+    rc_ok(op, rc)?;
+    let pkl = returned(op, "PK_Len", pkl, pk_n)?;
+    let skl = returned(op, "SK_Len", skl, sk_n)?;
+    t.num("PK_Len", pkl);
+    t.hex("PK", &pk.as_slice()[..pkl]);
+    t.num("SK_Len", skl);
+    t.hex("SK", &sk.as_slice()[..skl]);
+    Ok(Keys { pk, pkl, sk, skl })
+}
+
 struct Kem {
     keygen: KeypairFn,
     enc: KemOpFn,
@@ -307,20 +295,12 @@ impl Kem {
     fn record(&self, i: u32, seed: &[u8], first: bool, tm: &mut Timer) -> Result<String, Fail> {
         let mut t = Text::header(i, seed);
         reseed(self.seed, seed)?;
-        let (mut pk, mut sk) = (Guarded::new("pk", self.pk), Guarded::new("sk", self.sk));
-        let (mut pkl, mut skl) = (self.pk as u64, self.sk as u64);
-        // SAFETY: buffers have the getters' sizes (plus guards); lengths are out-params.
-        let rc = tm.time("keygen", || unsafe {
-            (self.keygen)(pk.ptr(), &mut pkl, sk.ptr(), &mut skl)
-        });
-        check_all(&[&pk, &sk], "kem_keygen")?;
-        rc_ok("kem_keygen", rc)?;
-        let pkl = returned("kem_keygen", "PK_Len", pkl, self.pk)?;
-        let skl = returned("kem_keygen", "SK_Len", skl, self.sk)?;
-        t.num("PK_Len", pkl);
-        t.hex("PK", &pk.as_slice()[..pkl]);
-        t.num("SK_Len", skl);
-        t.hex("SK", &sk.as_slice()[..skl]);
+        let Keys {
+            mut pk,
+            pkl,
+            mut sk,
+            skl,
+        } = keygen(self.keygen, "kem_keygen", (self.pk, self.sk), &mut t, tm)?;
         if first {
             return Ok(t.end());
         }
@@ -386,20 +366,12 @@ impl Sig {
     ) -> Result<String, Fail> {
         let mut t = Text::header(i, seed);
         reseed(self.seed, seed)?;
-        let (mut pk, mut sk) = (Guarded::new("pk", self.pk), Guarded::new("sk", self.sk));
-        let (mut pkl, mut skl) = (self.pk as u64, self.sk as u64);
-        // SAFETY: buffers have the getters' sizes (plus guards).
-        let rc = tm.time("keygen", || unsafe {
-            (self.keygen)(pk.ptr(), &mut pkl, sk.ptr(), &mut skl)
-        });
-        check_all(&[&pk, &sk], "sig_keygen")?;
-        rc_ok("sig_keygen", rc)?;
-        let pkl = returned("sig_keygen", "PK_Len", pkl, self.pk)?;
-        let skl = returned("sig_keygen", "SK_Len", skl, self.sk)?;
-        t.num("PK_Len", pkl);
-        t.hex("PK", &pk.as_slice()[..pkl]);
-        t.num("SK_Len", skl);
-        t.hex("SK", &sk.as_slice()[..skl]);
+        let Keys {
+            mut pk,
+            pkl,
+            mut sk,
+            skl,
+        } = keygen(self.keygen, "sig_keygen", (self.pk, self.sk), &mut t, tm)?;
         if first {
             return Ok(t.end());
         }
@@ -471,11 +443,16 @@ struct Party {
     stl: usize,
 }
 
-/// A message as input: a guarded copy, or NULL/0 when there is none.
-fn input(msg: Option<&[u8]>) -> (Guarded, bool) {
+/// A message as input: a guarded copy and the pointer to pass (its bytes live on the heap,
+/// so the pointer stays valid while the copy does), or an empty copy and NULL.
+fn input(msg: Option<&[u8]>) -> (Guarded, *mut u8) {
     match msg {
-        Some(m) => (Guarded::with("message", m), true),
-        None => (Guarded::new("message", 0), false),
+        Some(m) => {
+            let mut copy = Guarded::with("message", m);
+            let ptr = copy.ptr();
+            (copy, ptr)
+        }
+        None => (Guarded::new("message", 0), std::ptr::null_mut()),
     }
 }
 
@@ -500,9 +477,7 @@ impl Kex {
             f(pk.ptr(), &mut pkl, sk.ptr(), &mut skl, st.ptr(), &mut stl)
         });
         check_all(&[&pk, &sk, &st], &op)?;
-        if rc < 0 {
-            return Err(fail("CRYPTOFAIL", format!("{op} returned {rc}")));
-        }
+        kex_rc_ok(&op, rc)?;
         let pkl = returned(&op, &format!("PK{side}_Len"), pkl, self.pk)?;
         let skl = returned(&op, &format!("SK{side}_Len"), skl, self.sk)?;
         let stl = returned(&op, &format!("Init_St{side}_Len"), stl, st_cap)?;
@@ -548,12 +523,7 @@ impl Kex {
             } else {
                 (&mut b, &mut a, last_a.as_deref())
             };
-            let (mut inbuf, has_in) = input(if k == 1 { None } else { prev });
-            let in_ptr = if has_in {
-                inbuf.ptr()
-            } else {
-                std::ptr::null_mut()
-            };
+            let (inbuf, in_ptr) = input(if k == 1 { None } else { prev });
             let cap = me.st.len();
             let mut stl = me.stl as u64;
             let mut m = Guarded::new("message", self.msg);
@@ -578,9 +548,7 @@ impl Kex {
             if rc == NO_PASS {
                 return Err(fail("CRYPTOFAIL", format!("{op} is missing")));
             }
-            if rc < 0 {
-                return Err(fail("CRYPTOFAIL", format!("{op} returned {rc}")));
-            }
+            kex_rc_ok(&op, rc)?;
             let st_key = format!("Pass{k}_St{side}");
             me.stl = returned(&op, &format!("{st_key}_Len"), stl, cap)?;
             let ml = returned(&op, &format!("M{k}_Len"), ml, self.msg)?;
@@ -634,12 +602,7 @@ impl Kex {
         tm: &mut Timer,
     ) -> Result<Vec<u8>, Fail> {
         let op = format!("kex_derive_ss_{side}");
-        let (mut inbuf, has_in) = input(last);
-        let in_ptr = if has_in {
-            inbuf.ptr()
-        } else {
-            std::ptr::null_mut()
-        };
+        let (inbuf, in_ptr) = input(last);
         let mut ss = Guarded::new("ss", self.ss);
         let mut ssl = self.ss as u64;
         // SAFETY: as in the passes.
@@ -658,9 +621,7 @@ impl Kex {
             )
         });
         check_all(&[&me.sk, &peer.pk, &inbuf, &me.st, &ss], &op)?;
-        if rc < 0 {
-            return Err(fail("CRYPTOFAIL", format!("{op} returned {rc}")));
-        }
+        kex_rc_ok(&op, rc)?;
         let ssl = returned(&op, "SS_Len", ssl, self.ss)?;
         Ok(ss.as_slice()[..ssl].to_vec())
     }
@@ -689,29 +650,22 @@ impl Hash {
     /// The four files of KAT_CryptHash.c; `quick` skips the 2^33-bit and the loop file.
     fn run(&self, job: &KatJob, out: &mut KatOutput, inst: &str) -> Result<(), Fail> {
         let name = |prefix: &str| format!("{prefix}_{inst}.txt");
-        let mut timing = Vec::new();
-        let t = Instant::now();
-        let text = self.kat_2_12()?;
-        timing.push(("KAT_2_12".to_string(), t.elapsed().as_secs_f64() * 1e3));
-        write_file(job, out, &name("KAT_2_12"), &text)?;
-        let t = Instant::now();
-        let text = self.big(b"KAT_2_23", 23)?;
-        timing.push(("KAT_2_23".to_string(), t.elapsed().as_secs_f64() * 1e3));
-        write_file(job, out, &name("KAT_2_23"), &text)?;
+        let mut timer = Timer::default();
+        // Makes one file (timed) and writes it.
+        let mut file = |prefix: &str, make: &dyn Fn() -> Result<String, Fail>| {
+            let text = timer.time(prefix, make)?;
+            write_file(job, out, &name(prefix), &text)
+        };
+        file("KAT_2_12", &|| self.kat_2_12())?;
+        file("KAT_2_23", &|| self.big(b"KAT_2_23", 23))?;
         if job.quick {
             out.skipped.push(name("KAT_2_33"));
             out.skipped.push(name("KAT_Loop"));
         } else {
-            let t = Instant::now();
-            let text = self.big(b"KAT_2_33", 33)?;
-            timing.push(("KAT_2_33".to_string(), t.elapsed().as_secs_f64() * 1e3));
-            write_file(job, out, &name("KAT_2_33"), &text)?;
-            let t = Instant::now();
-            let text = self.kat_loop()?;
-            timing.push(("KAT_Loop".to_string(), t.elapsed().as_secs_f64() * 1e3));
-            write_file(job, out, &name("KAT_Loop"), &text)?;
+            file("KAT_2_33", &|| self.big(b"KAT_2_33", 33))?;
+            file("KAT_Loop", &|| self.kat_loop())?;
         }
-        out.timing = timing;
+        out.timing = timer.averages();
         out.records = 1;
         Ok(())
     }

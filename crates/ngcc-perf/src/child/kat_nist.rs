@@ -2,12 +2,12 @@
 //! one record, AES-256 CTR_DRBG seeded with bytes 00..2F (HQC: its SHAKE-256 PRNG).
 
 use super::guard::Guarded;
+use super::kat_common::{Fail, Timer, check_all, fail, load, rc_ok, size};
 use super::library::*;
 use super::protocol::{KatJob, KatOutput};
 use super::rng;
 use crate::candidate::Kind;
 use std::fmt::Write as _;
-use std::time::Instant;
 
 pub const FILE_NAME: &str = "nistkat.rsp";
 
@@ -21,12 +21,36 @@ fn line(out: &mut String, name: &str, bytes: &[u8]) {
     let _ = writeln!(out, "{name} = {hex}");
 }
 
+/// Runs one operation under its crash stage, timed.
+fn timed<R>(timer: &mut Timer, op: &str, f: impl FnOnce() -> R) -> R {
+    super::crash::stage(op);
+    timer.time(op, f)
+}
+
+/// The key pair of both flows: `keygen` (timed) and its checks, then the pk and sk lines.
+fn keygen(
+    f: KeypairFn,
+    name: &str,
+    (pk_n, sk_n): (usize, usize),
+    text: &mut String,
+    timer: &mut Timer,
+) -> Result<(Guarded, Guarded), Fail> {
+    let (mut pk, mut sk) = (Guarded::new("pk", pk_n), Guarded::new("sk", sk_n));
+    let (mut l1, mut l2) = (0u64, 0u64);
+    // SAFETY: buffers have the declared sizes (plus guards).
+    let rc = timed(timer, "keygen", || unsafe {
+        f(pk.ptr(), &mut l1, sk.ptr(), &mut l2)
+    });
+    check_all(&[&pk, &sk], "keygen")?;
+    rc_ok(name, rc)?;
+    line(text, "pk", pk.as_slice());
+    line(text, "sk", sk.as_slice());
+    Ok((pk, sk))
+}
+
 /// Runs the flow; `Err((status, detail))` ends the KAT with that status.
-pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), (String, String)> {
-    let fail = |d: String| ("CRYPTOFAIL".to_string(), d);
-    let set: SetRandombytesFn = lib
-        .func("ngcc_set_randombytes")
-        .map_err(|e| ("LOADFAIL".into(), e))?;
+pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), Fail> {
+    let set: SetRandombytesFn = load(lib, "ngcc_set_randombytes")?;
     // SAFETY: the shim stores the callback; host_randombytes matches its type.
     unsafe { set(rng::host_randombytes) };
     let entropy: [u8; 48] = std::array::from_fn(|i| i as u8);
@@ -34,54 +58,38 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), (String, 
     let mut text = String::from("count = 0\n");
     let seed: [u8; 48] = rng::draw(48).try_into().expect("48 bytes");
     line(&mut text, "seed", &seed);
-    let mut timing = Vec::new();
+    let mut timer = Timer::default();
     match job.kind {
         Kind::Kem => {
             rng::install(rng::seeded(&job.rng, &seed));
-            let size = |i| lib.size(i).map_err(|e| ("LOADFAIL".to_string(), e));
-            let (pk_n, sk_n, ct_n, ss_n) = (size(0)?, size(1)?, size(2)?, size(3)?);
-            let keypair: KeypairFn = lib
-                .func("ngcc_kem_keygen")
-                .map_err(|e| ("LOADFAIL".into(), e))?;
-            let enc: KemOpFn = lib
-                .func("ngcc_kem_enc")
-                .map_err(|e| ("LOADFAIL".into(), e))?;
-            let dec: KemDecFn = lib
-                .func("ngcc_kem_dec")
-                .map_err(|e| ("LOADFAIL".into(), e))?;
-            let (mut pk, mut sk) = (Guarded::new("pk", pk_n), Guarded::new("sk", sk_n));
+            let (pk_n, sk_n, ct_n, ss_n) =
+                (size(lib, 0)?, size(lib, 1)?, size(lib, 2)?, size(lib, 3)?);
+            let keypair: KeypairFn = load(lib, "ngcc_kem_keygen")?;
+            let enc: KemOpFn = load(lib, "ngcc_kem_enc")?;
+            let dec: KemDecFn = load(lib, "ngcc_kem_dec")?;
+            let (mut pk, mut sk) = keygen(
+                keypair,
+                "crypto_kem_keypair",
+                (pk_n, sk_n),
+                &mut text,
+                &mut timer,
+            )?;
             let (mut ct, mut ss, mut ss2) = (
                 Guarded::new("ct", ct_n),
                 Guarded::new("ss", ss_n),
                 Guarded::new("ss", ss_n),
             );
             let (mut l1, mut l2, mut l3) = (0u64, 0u64, 0u64);
-            let t = Instant::now();
-            super::crash::stage("keygen");
-            // SAFETY: buffers have the declared sizes (plus guards).
-            let rc = unsafe { keypair(pk.ptr(), &mut l1, sk.ptr(), &mut l2) };
-            timing.push(("keygen".to_string(), t.elapsed().as_secs_f64() * 1e3));
-            check_all(&[&pk, &sk], "keygen")?;
-            if rc != 0 {
-                return Err(fail(format!("crypto_kem_keypair returned {rc}")));
-            }
-            line(&mut text, "pk", pk.as_slice());
-            line(&mut text, "sk", sk.as_slice());
-            let t = Instant::now();
-            super::crash::stage("enc");
-            // SAFETY: as above.
-            let rc = unsafe { enc(pk.ptr(), pk_n as u64, ss.ptr(), &mut l1, ct.ptr(), &mut l2) };
-            timing.push(("enc".to_string(), t.elapsed().as_secs_f64() * 1e3));
+            // SAFETY: as in keygen.
+            let rc = timed(&mut timer, "enc", || unsafe {
+                enc(pk.ptr(), pk_n as u64, ss.ptr(), &mut l1, ct.ptr(), &mut l2)
+            });
             check_all(&[&pk, &ss, &ct], "enc")?;
-            if rc != 0 {
-                return Err(fail(format!("crypto_kem_enc returned {rc}")));
-            }
+            rc_ok("crypto_kem_enc", rc)?;
             line(&mut text, "ct", ct.as_slice());
             line(&mut text, "ss", ss.as_slice());
-            let t = Instant::now();
-            super::crash::stage("dec");
-            // SAFETY: as above.
-            let rc = unsafe {
+            // SAFETY: as in keygen.
+            let rc = timed(&mut timer, "dec", || unsafe {
                 dec(
                     sk.ptr(),
                     sk_n as u64,
@@ -90,14 +98,14 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), (String, 
                     ss2.ptr(),
                     &mut l3,
                 )
-            };
-            timing.push(("dec".to_string(), t.elapsed().as_secs_f64() * 1e3));
+            });
             check_all(&[&sk, &ct, &ss2], "dec")?;
-            if rc != 0 {
-                return Err(fail(format!("crypto_kem_dec returned {rc}")));
-            }
+            rc_ok("crypto_kem_dec", rc)?;
             if ss.as_slice() != ss2.as_slice() {
-                return Err(fail("decapsulation gave a different shared secret".into()));
+                return Err(fail(
+                    "CRYPTOFAIL",
+                    "decapsulation gave a different shared secret",
+                ));
             }
         }
         Kind::Sig => {
@@ -106,51 +114,31 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), (String, 
             let msg = rng::draw(MLEN);
             line(&mut text, "msg", &msg);
             rng::install(rng::seeded(&job.rng, &seed));
-            let size = |i| lib.size(i).map_err(|e| ("LOADFAIL".to_string(), e));
-            let (pk_n, sk_n, sig_n) = (size(0)?, size(1)?, size(2)?);
-            let keypair: KeypairFn = lib
-                .func("ngcc_sig_keygen")
-                .map_err(|e| ("LOADFAIL".into(), e))?;
-            let sign: NistSignFn = lib
-                .func("ngcc_nist_sign")
-                .map_err(|e| ("LOADFAIL".into(), e))?;
-            let open: NistSignFn = lib
-                .func("ngcc_nist_open")
-                .map_err(|e| ("LOADFAIL".into(), e))?;
-            let verify: VerifyFn = lib
-                .func("ngcc_sig_verify")
-                .map_err(|e| ("LOADFAIL".into(), e))?;
-            let detached: SignFn = lib
-                .func("ngcc_sig_sign")
-                .map_err(|e| ("LOADFAIL".into(), e))?;
-            let (mut pk, mut sk) = (Guarded::new("pk", pk_n), Guarded::new("sk", sk_n));
-            let (mut l1, mut l2) = (0u64, 0u64);
-            let t = Instant::now();
-            super::crash::stage("keygen");
-            // SAFETY: buffers have the declared sizes (plus guards).
-            let rc = unsafe { keypair(pk.ptr(), &mut l1, sk.ptr(), &mut l2) };
-            timing.push(("keygen".to_string(), t.elapsed().as_secs_f64() * 1e3));
-            check_all(&[&pk, &sk], "keygen")?;
-            if rc != 0 {
-                return Err(fail(format!("crypto_sign_keypair returned {rc}")));
-            }
-            line(&mut text, "pk", pk.as_slice());
-            line(&mut text, "sk", sk.as_slice());
+            let (pk_n, sk_n, sig_n) = (size(lib, 0)?, size(lib, 1)?, size(lib, 2)?);
+            let keypair: KeypairFn = load(lib, "ngcc_sig_keygen")?;
+            let sign: NistSignFn = load(lib, "ngcc_nist_sign")?;
+            let open: NistSignFn = load(lib, "ngcc_nist_open")?;
+            let verify: VerifyFn = load(lib, "ngcc_sig_verify")?;
+            let detached: SignFn = load(lib, "ngcc_sig_sign")?;
+            let (mut pk, mut sk) = keygen(
+                keypair,
+                "crypto_sign_keypair",
+                (pk_n, sk_n),
+                &mut text,
+                &mut timer,
+            )?;
             let mut sm = Guarded::new("sm", MLEN + sig_n);
             let mut m = Guarded::with("m", &msg);
             let mut smlen = 0u64;
-            let t = Instant::now();
-            super::crash::stage("sign");
-            // SAFETY: as above.
-            let rc = unsafe { sign(sm.ptr(), &mut smlen, m.ptr(), MLEN as u64, sk.ptr()) };
-            timing.push(("sign".to_string(), t.elapsed().as_secs_f64() * 1e3));
+            // SAFETY: as in keygen.
+            let rc = timed(&mut timer, "sign", || unsafe {
+                sign(sm.ptr(), &mut smlen, m.ptr(), MLEN as u64, sk.ptr())
+            });
             check_all(&[&sm, &m, &sk], "sign")?;
-            if rc != 0 {
-                return Err(fail(format!("crypto_sign returned {rc}")));
-            }
+            rc_ok("crypto_sign", rc)?;
             if smlen as usize > sm.len() {
-                return Err((
-                    "OVERFLOW".into(),
+                return Err(fail(
+                    "OVERFLOW",
                     format!("crypto_sign returned length {smlen} > {}", sm.len()),
                 ));
             }
@@ -158,23 +146,23 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), (String, 
             line(&mut text, "sm", &sm.as_slice()[..smlen as usize]);
             let mut opened = Guarded::new("m", MLEN + sig_n);
             let mut mlen1 = 0u64;
-            let t = Instant::now();
-            super::crash::stage("open");
-            // SAFETY: as above.
-            let rc = unsafe { open(opened.ptr(), &mut mlen1, sm.ptr(), smlen, pk.ptr()) };
-            timing.push(("open".to_string(), t.elapsed().as_secs_f64() * 1e3));
+            // SAFETY: as in keygen.
+            let rc = timed(&mut timer, "open", || unsafe {
+                open(opened.ptr(), &mut mlen1, sm.ptr(), smlen, pk.ptr())
+            });
             check_all(&[&opened, &sm, &pk], "open")?;
-            if rc != 0 {
-                return Err(fail(format!("crypto_sign_open returned {rc}")));
-            }
+            rc_ok("crypto_sign_open", rc)?;
             if mlen1 as usize != MLEN || opened.as_slice()[..MLEN] != msg[..] {
-                return Err(fail("crypto_sign_open did not return the message".into()));
+                return Err(fail(
+                    "CRYPTOFAIL",
+                    "crypto_sign_open did not return the message",
+                ));
             }
             // Beyond the NIST flow: a detached signature must verify, and fail on a flipped bit.
             let mut sig = Guarded::new("sig", sig_n);
             let mut siglen = 0u64;
             super::crash::stage("sign (detached)");
-            // SAFETY: as above.
+            // SAFETY: as in keygen.
             let rc = unsafe {
                 detached(
                     sk.ptr(),
@@ -187,64 +175,52 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), (String, 
             };
             check_all(&[&sig, &m], "sign")?;
             if siglen as usize > sig_n {
-                return Err((
-                    "OVERFLOW".into(),
+                return Err(fail(
+                    "OVERFLOW",
                     format!("crypto_sign_signature returned length {siglen} > {sig_n}"),
                 ));
             }
             if rc != 0 {
-                return Err(fail(format!(
-                    "detached signing failed (rc {rc}, length {siglen})"
-                )));
+                return Err(fail(
+                    "CRYPTOFAIL",
+                    format!("detached signing failed (rc {rc}, length {siglen})"),
+                ));
             }
             super::crash::stage("verify");
-            // SAFETY: as above.
-            let ok = unsafe {
-                verify(
-                    pk.ptr(),
-                    pk_n as u64,
-                    sig.ptr(),
-                    siglen,
-                    m.ptr(),
-                    MLEN as u64,
-                )
+            let mut verify_m = |m: &mut Guarded| {
+                // SAFETY: as in keygen.
+                unsafe {
+                    verify(
+                        pk.ptr(),
+                        pk_n as u64,
+                        sig.ptr(),
+                        siglen,
+                        m.ptr(),
+                        MLEN as u64,
+                    )
+                }
             };
+            let ok = verify_m(&mut m);
             m.as_mut_slice()[0] ^= 0x80;
-            // SAFETY: as above.
-            let forged = unsafe {
-                verify(
-                    pk.ptr(),
-                    pk_n as u64,
-                    sig.ptr(),
-                    siglen,
-                    m.ptr(),
-                    MLEN as u64,
-                )
-            };
+            let forged = verify_m(&mut m);
             if ok != 0 {
-                return Err(fail(format!(
-                    "verify rejected an honest signature (rc {ok})"
-                )));
+                return Err(fail(
+                    "CRYPTOFAIL",
+                    format!("verify rejected an honest signature (rc {ok})"),
+                ));
             }
             if forged == 0 {
-                return Err(fail("verify accepted a modified message".into()));
+                return Err(fail("CRYPTOFAIL", "verify accepted a modified message"));
             }
         }
         Kind::Kex | Kind::Hash => {
-            return Err(("LOADFAIL".into(), "the NIST API has no kex or hash".into()));
+            return Err(fail("LOADFAIL", "the NIST API has no kex or hash"));
         }
     }
     std::fs::write(job.out_dir.join(FILE_NAME), &text)
-        .map_err(|e| ("CRASH".to_string(), format!("writing KAT: {e}")))?;
+        .map_err(|e| fail("CRASH", format!("writing KAT: {e}")))?;
     out.files.push(FILE_NAME.to_string());
-    out.timing = timing;
+    out.timing = timer.averages();
     out.records = 1;
-    Ok(())
-}
-
-pub fn check_all(bufs: &[&Guarded], op: &str) -> Result<(), (String, String)> {
-    for b in bufs {
-        b.check(op).map_err(|d| ("OVERFLOW".to_string(), d))?;
-    }
     Ok(())
 }

@@ -4,6 +4,7 @@
 
 pub mod crash;
 pub mod guard;
+pub mod kat_common;
 pub mod kat_iccs;
 pub mod kat_nist;
 pub mod library;

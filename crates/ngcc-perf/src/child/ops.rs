@@ -40,6 +40,17 @@ fn fits(op: &str, what: &str, got: u64, declared: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// A KEX init's return code, then its pk, sk and state lengths against their capacities.
+fn kex_init_ok(op: &str, rc: i32, lens: &[u64], caps: [u64; 3]) -> Result<(), String> {
+    if rc < 0 {
+        return Err(format!("{op} returned {rc}"));
+    }
+    for ((what, &got), cap) in ["pk", "sk", "state"].into_iter().zip(lens).zip(caps) {
+        fits(op, what, got, cap as usize)?;
+    }
+    Ok(())
+}
+
 /// Facts about the setup, saved next to its buffers and reported in META.
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct SetupFacts {
@@ -290,9 +301,9 @@ impl<'l> Runner<'l> {
     fn build_setup(&mut self) -> Result<(), String> {
         self.fresh_buffers();
         match (self.kind, self.op.as_str()) {
-            (Kind::Kem, "enc") => self.kem_keygen(),
+            (Kind::Kem, "enc") => self.keygen(),
             (Kind::Kem, "dec") => {
-                self.kem_keygen()?;
+                self.keygen()?;
                 self.kem_enc()?;
                 self.kem_dec()?;
                 if self.bufs[3].as_slice() != self.bufs[4].as_slice() {
@@ -300,9 +311,9 @@ impl<'l> Runner<'l> {
                 }
                 Ok(())
             }
-            (Kind::Sig, "sign") => self.sig_keygen(),
+            (Kind::Sig, "sign") => self.keygen(),
             (Kind::Sig, "verify") => {
-                self.sig_keygen()?;
+                self.keygen()?;
                 self.honest_signature()
             }
             (Kind::Kex, _) => {
@@ -356,10 +367,10 @@ impl<'l> Runner<'l> {
     #[inline]
     pub fn call(&mut self) -> Result<(), String> {
         match (self.kind, self.op.as_str()) {
-            (Kind::Kem, "keygen") => self.kem_keygen(),
+            (Kind::Kem, "keygen") => self.keygen(),
             (Kind::Kem, "enc") => self.kem_enc(),
             (Kind::Kem, _) => self.kem_dec(),
-            (Kind::Sig, "keygen") => self.sig_keygen(),
+            (Kind::Sig, "keygen") => self.keygen(),
             (Kind::Sig, "sign") => self.sig_sign().map(|_| ()),
             (Kind::Sig, _) => self.sig_verify(),
             (Kind::Hash, _) => self.hash(),
@@ -382,8 +393,9 @@ impl<'l> Runner<'l> {
         }
     }
 
-    fn kem_keygen(&mut self) -> Result<(), String> {
-        let Fns::Kem { keygen, .. } = self.fns else {
+    /// KEM and SIG keygen alike: pk and sk are buffers 0 and 1.
+    fn keygen(&mut self) -> Result<(), String> {
+        let (Fns::Kem { keygen, .. } | Fns::Sig { keygen, .. }) = self.fns else {
             unreachable!()
         };
         let (mut l1, mut l2) = (0u64, 0u64);
@@ -433,21 +445,6 @@ impl<'l> Runner<'l> {
             ));
         }
         Ok(())
-    }
-
-    fn sig_keygen(&mut self) -> Result<(), String> {
-        let Fns::Sig { keygen, .. } = self.fns else {
-            unreachable!()
-        };
-        let (mut l1, mut l2) = (0u64, 0u64);
-        let (pk, sk) = (self.bufs[0].ptr(), self.bufs[1].ptr());
-        // SAFETY: as above.
-        let rc = unsafe { keygen(pk, &mut l1, sk, &mut l2) };
-        if rc != 0 {
-            return Err(format!("keygen returned {rc}"));
-        }
-        fits("keygen", "pk", l1, self.size(0))?;
-        fits("keygen", "sk", l2, self.size(1))
     }
 
     /// Signs the message, retrying API failures (up to 64 attempts, each counted).
@@ -587,21 +584,11 @@ impl<'l> Runner<'l> {
         let rc = time(KexStep::InitA, &mut timed, &mut || unsafe {
             (f.init_a)(p[0], &mut lens[0], p[1], &mut lens[1], p[2], &mut lens[2])
         });
-        if rc < 0 {
-            return Err(format!("kex_init_a returned {rc}"));
-        }
-        fits("kex_init_a", "pk", lens[0], pk_cap as usize)?;
-        fits("kex_init_a", "sk", lens[1], sk_cap as usize)?;
-        fits("kex_init_a", "state", lens[2], sta_cap as usize)?;
+        kex_init_ok("kex_init_a", rc, &lens[0..3], [pk_cap, sk_cap, sta_cap])?;
         let rc = time(KexStep::InitB, &mut timed, &mut || unsafe {
             (f.init_b)(p[3], &mut lens[3], p[4], &mut lens[4], p[5], &mut lens[5])
         });
-        if rc < 0 {
-            return Err(format!("kex_init_b returned {rc}"));
-        }
-        fits("kex_init_b", "pk", lens[3], pk_cap as usize)?;
-        fits("kex_init_b", "sk", lens[4], sk_cap as usize)?;
-        fits("kex_init_b", "state", lens[5], stb_cap as usize)?;
+        kex_init_ok("kex_init_b", rc, &lens[3..6], [pk_cap, sk_cap, stb_cap])?;
         let mut msg_lens: Vec<u64> = Vec::new();
         let (mut last_a, mut last_b): (Option<usize>, Option<usize>) = (None, None);
         let mut passes_run = 0u64;

@@ -12,7 +12,7 @@ use crate::build::flags::{FlagSet, LINK};
 use crate::build::instance::{self, Paths};
 use crate::candidate::{Candidate, Instance};
 use crate::dataset::schema::BuildEntry;
-use crate::util::{atomic_write, sha256_file};
+use crate::util::{atomic_write, sha256_file, tail};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -68,16 +68,6 @@ fn fail(reason: impl Into<String>) -> RelinkError {
         reason: reason.into(),
         stderr: String::new(),
     }
-}
-
-/// Last `n` characters of `s`.
-pub fn tail(s: &str, n: usize) -> String {
-    let start = s
-        .char_indices()
-        .rev()
-        .nth(n.saturating_sub(1))
-        .map_or(0, |(i, _)| i);
-    s[start..].to_string()
 }
 
 /// The object files of the timed build, in link order (named as `compile_and_link` names them).
@@ -255,13 +245,6 @@ fn relink_logged(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tail_keeps_the_end() {
-        assert_eq!(tail("abcdef", 3), "def");
-        assert_eq!(tail("ab", 10), "ab");
-        assert_eq!(tail("αβγ", 2), "βγ");
-    }
 
     #[test]
     fn maps_export_the_profiling_entry_points() {

@@ -109,6 +109,43 @@ impl Table {
             .position(|h| h == name)
             .ok_or_else(|| anyhow!("{}: header has no column `{name}`", self.file))
     }
+
+    /// The columns of `names`, in that order (the first missing one is the error).
+    fn cols<const N: usize>(&self, names: [&str; N]) -> Result<[usize; N]> {
+        let mut cols = [0; N];
+        for (c, name) in cols.iter_mut().zip(names) {
+            *c = self.col(name)?;
+        }
+        Ok(cols)
+    }
+
+    /// One value per data row, from its line number and fields.
+    fn parse_rows<T>(&self, mut f: impl FnMut(usize, &[String]) -> Result<T>) -> Result<Vec<T>> {
+        self.rows.iter().map(|(line, r)| f(*line, r)).collect()
+    }
+
+    /// One value per data row, keyed by its (ID, Instance) fields, which must be unique.
+    fn parse_by_instance<T>(
+        &self,
+        id: usize,
+        inst: usize,
+        mut f: impl FnMut(usize, &[String]) -> Result<T>,
+    ) -> Result<BTreeMap<(String, String), T>> {
+        let mut map = BTreeMap::new();
+        for (line, r) in &self.rows {
+            let key = (field(r, id).to_string(), field(r, inst).to_string());
+            let value = f(*line, r)?;
+            if map.insert(key.clone(), value).is_some() {
+                bail!(
+                    "{} line {line}: duplicate row for {} {}",
+                    self.file,
+                    key.0,
+                    key.1
+                );
+            }
+        }
+        Ok(map)
+    }
 }
 
 fn read_table(path: &Path) -> Result<Option<Table>> {
@@ -171,176 +208,131 @@ fn regex(file: &str, line: usize, pattern: &str) -> Result<Regex> {
         .map_err(|e| anyhow!("{file} line {line}: label pattern `{pattern}` is not a regex: {e}"))
 }
 
+fn systems(t: &Table) -> Result<Vec<System>> {
+    let [id, arch, host, desc] = t.cols(["ID", "Arch", "Hostname", "Description"])?;
+    t.parse_rows(|_, r| {
+        Ok(System {
+            id: field(r, id).into(),
+            arch: field(r, arch).into(),
+            hostname: field(r, host).into(),
+            description: field(r, desc).into(),
+        })
+    })
+}
+
+fn external_sizes(t: &Table) -> Result<BTreeMap<(String, String), ExternalSize>> {
+    let [id, inst, pk, ct, sig, basis] = t.cols([
+        "ID",
+        "Instance",
+        "PublicKeyBytes",
+        "CiphertextBytes",
+        "SignatureBytes",
+        "Basis",
+    ])?;
+    t.parse_by_instance(id, inst, |line, r| {
+        Ok(ExternalSize {
+            pk: parse_u64(&t.file, line, "PublicKeyBytes", field(r, pk))?,
+            ct: parse_opt_u64(&t.file, line, "CiphertextBytes", field(r, ct))?,
+            sig: parse_opt_u64(&t.file, line, "SignatureBytes", field(r, sig))?,
+            basis: field(r, basis).into(),
+        })
+    })
+}
+
+fn kex_bandwidth(t: &Table) -> Result<BTreeMap<(String, String), KexBandwidth>> {
+    let [id, inst, a, b, msg] = t.cols([
+        "ID",
+        "Instance",
+        "PkABytes",
+        "PkBBytes",
+        "ProtocolMessageBytes",
+    ])?;
+    t.parse_by_instance(id, inst, |line, r| {
+        Ok(KexBandwidth {
+            pk_a: parse_u64(&t.file, line, "PkABytes", field(r, a))?,
+            pk_b: parse_u64(&t.file, line, "PkBBytes", field(r, b))?,
+            messages: parse_u64(&t.file, line, "ProtocolMessageBytes", field(r, msg))?,
+        })
+    })
+}
+
+fn kat_issues(t: &Table) -> Result<Vec<KatIssue>> {
+    let [id, label, action, cause] = t.cols(["ID", "Label", "Action", "Cause"])?;
+    t.parse_rows(|line, r| {
+        Ok(KatIssue {
+            id: field(r, id).into(),
+            label: regex(&t.file, line, field(r, label))?,
+            action: field(r, action).into(),
+            // Cause is the last column and may itself contain `;`: re-join the overflow.
+            cause: r.get(cause..).map(|c| c.join(";")).unwrap_or_default(),
+        })
+    })
+}
+
+fn survey(t: &Table) -> Result<Vec<SurveyRow>> {
+    let [id, verdict, notes] = t.cols(["ID", "Verdict", "Notes"])?;
+    t.parse_rows(|_, r| {
+        Ok(SurveyRow {
+            id: field(r, id).into(),
+            verdict: field(r, verdict).into(),
+            notes: field(r, notes).into(),
+        })
+    })
+}
+
+fn summary_notes(t: &Table) -> Result<Vec<SummaryNote>> {
+    let [id, label, note] = t.cols(["ID", "Label", "Note"])?;
+    t.parse_rows(|line, r| {
+        Ok(SummaryNote {
+            id: field(r, id).into(),
+            label: regex(&t.file, line, field(r, label))?,
+            note: field(r, note).into(),
+        })
+    })
+}
+
+fn downloads(t: &Table) -> Result<Vec<Download>> {
+    let [id, cat, alg, url] = t.cols(["ID", "Category", "Algorithm", "PageURL"])?;
+    t.parse_rows(|_, r| {
+        Ok(Download {
+            id: field(r, id).into(),
+            category: field(r, cat).into(),
+            algorithm: field(r, alg).into(),
+            page_url: field(r, url).into(),
+        })
+    })
+}
+
+fn parameters(t: &Table) -> Result<Vec<BTreeMap<String, String>>> {
+    t.parse_rows(|_, r| {
+        Ok(t.header
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h.clone(), field(r, i).to_string()))
+            .collect())
+    })
+}
+
 impl Catalogs {
     pub fn load(dir: &Path) -> Result<Catalogs> {
         if !dir.is_dir() {
             bail!("catalog folder {} does not exist", dir.display());
         }
-        let mut c = Catalogs {
+        // Read and parsed one file after another, in this order.
+        fn load<T>(dir: &Path, file: &str, parse: fn(&Table) -> Result<T>) -> Result<Option<T>> {
+            read_table(&dir.join(file))?.map(|t| parse(&t)).transpose()
+        }
+        Ok(Catalogs {
             dir: dir.to_path_buf(),
-            ..Default::default()
-        };
-        if let Some(t) = read_table(&dir.join(SYSTEMS))? {
-            let (id, arch, host, desc) = (
-                t.col("ID")?,
-                t.col("Arch")?,
-                t.col("Hostname")?,
-                t.col("Description")?,
-            );
-            c.systems = Some(
-                t.rows
-                    .iter()
-                    .map(|(_, r)| System {
-                        id: field(r, id).into(),
-                        arch: field(r, arch).into(),
-                        hostname: field(r, host).into(),
-                        description: field(r, desc).into(),
-                    })
-                    .collect(),
-            );
-        }
-        if let Some(t) = read_table(&dir.join(EXTERNAL_SIZES))? {
-            let cols = [
-                "ID",
-                "Instance",
-                "PublicKeyBytes",
-                "CiphertextBytes",
-                "SignatureBytes",
-                "Basis",
-            ]
-            .map(|n| t.col(n));
-            let [id, inst, pk, ct, sig, basis] = cols;
-            let (id, inst, pk, ct, sig, basis) = (id?, inst?, pk?, ct?, sig?, basis?);
-            let mut map = BTreeMap::new();
-            for (line, r) in &t.rows {
-                let key = (field(r, id).to_string(), field(r, inst).to_string());
-                let value = ExternalSize {
-                    pk: parse_u64(&t.file, *line, "PublicKeyBytes", field(r, pk))?,
-                    ct: parse_opt_u64(&t.file, *line, "CiphertextBytes", field(r, ct))?,
-                    sig: parse_opt_u64(&t.file, *line, "SignatureBytes", field(r, sig))?,
-                    basis: field(r, basis).into(),
-                };
-                if map.insert(key.clone(), value).is_some() {
-                    bail!(
-                        "{} line {line}: duplicate row for {} {}",
-                        t.file,
-                        key.0,
-                        key.1
-                    );
-                }
-            }
-            c.external_sizes = Some(map);
-        }
-        if let Some(t) = read_table(&dir.join(KEX_BANDWIDTH))? {
-            let (id, inst, a, b, msg) = (
-                t.col("ID")?,
-                t.col("Instance")?,
-                t.col("PkABytes")?,
-                t.col("PkBBytes")?,
-                t.col("ProtocolMessageBytes")?,
-            );
-            let mut map = BTreeMap::new();
-            for (line, r) in &t.rows {
-                let key = (field(r, id).to_string(), field(r, inst).to_string());
-                let value = KexBandwidth {
-                    pk_a: parse_u64(&t.file, *line, "PkABytes", field(r, a))?,
-                    pk_b: parse_u64(&t.file, *line, "PkBBytes", field(r, b))?,
-                    messages: parse_u64(&t.file, *line, "ProtocolMessageBytes", field(r, msg))?,
-                };
-                if map.insert(key.clone(), value).is_some() {
-                    bail!(
-                        "{} line {line}: duplicate row for {} {}",
-                        t.file,
-                        key.0,
-                        key.1
-                    );
-                }
-            }
-            c.kex_bandwidth = Some(map);
-        }
-        if let Some(t) = read_table(&dir.join(KAT_ISSUES))? {
-            let (id, label, action, cause) = (
-                t.col("ID")?,
-                t.col("Label")?,
-                t.col("Action")?,
-                t.col("Cause")?,
-            );
-            let mut rows = Vec::new();
-            for (line, r) in &t.rows {
-                // Cause is the last column and may itself contain `;`: re-join the overflow.
-                let cause_text = if r.len() > cause {
-                    r[cause..].join(";")
-                } else {
-                    String::new()
-                };
-                rows.push(KatIssue {
-                    id: field(r, id).into(),
-                    label: regex(&t.file, *line, field(r, label))?,
-                    action: field(r, action).into(),
-                    cause: cause_text,
-                });
-            }
-            c.kat_issues = Some(rows);
-        }
-        if let Some(t) = read_table(&dir.join(SURVEY))? {
-            let (id, verdict, notes) = (t.col("ID")?, t.col("Verdict")?, t.col("Notes")?);
-            c.survey = Some(
-                t.rows
-                    .iter()
-                    .map(|(_, r)| SurveyRow {
-                        id: field(r, id).into(),
-                        verdict: field(r, verdict).into(),
-                        notes: field(r, notes).into(),
-                    })
-                    .collect(),
-            );
-        }
-        if let Some(t) = read_table(&dir.join(SUMMARY_NOTES))? {
-            let (id, label, note) = (t.col("ID")?, t.col("Label")?, t.col("Note")?);
-            let mut rows = Vec::new();
-            for (line, r) in &t.rows {
-                rows.push(SummaryNote {
-                    id: field(r, id).into(),
-                    label: regex(&t.file, *line, field(r, label))?,
-                    note: field(r, note).into(),
-                });
-            }
-            c.summary_notes = Some(rows);
-        }
-        if let Some(t) = read_table(&dir.join(DOWNLOADS))? {
-            let (id, cat, alg, url) = (
-                t.col("ID")?,
-                t.col("Category")?,
-                t.col("Algorithm")?,
-                t.col("PageURL")?,
-            );
-            c.downloads = Some(
-                t.rows
-                    .iter()
-                    .map(|(_, r)| Download {
-                        id: field(r, id).into(),
-                        category: field(r, cat).into(),
-                        algorithm: field(r, alg).into(),
-                        page_url: field(r, url).into(),
-                    })
-                    .collect(),
-            );
-        }
-        if let Some(t) = read_table(&dir.join(PARAMETERS))? {
-            c.parameters = Some(
-                t.rows
-                    .iter()
-                    .map(|(_, r)| {
-                        t.header
-                            .iter()
-                            .enumerate()
-                            .map(|(i, h)| (h.clone(), field(r, i).to_string()))
-                            .collect()
-                    })
-                    .collect(),
-            );
-        }
-        Ok(c)
+            systems: load(dir, SYSTEMS, systems)?,
+            external_sizes: load(dir, EXTERNAL_SIZES, external_sizes)?,
+            kex_bandwidth: load(dir, KEX_BANDWIDTH, kex_bandwidth)?,
+            kat_issues: load(dir, KAT_ISSUES, kat_issues)?,
+            survey: load(dir, SURVEY, survey)?,
+            summary_notes: load(dir, SUMMARY_NOTES, summary_notes)?,
+            downloads: load(dir, DOWNLOADS, downloads)?,
+            parameters: load(dir, PARAMETERS, parameters)?,
+        })
     }
 
     fn missing(&self, file: &str, needed_for: &str) -> anyhow::Error {
