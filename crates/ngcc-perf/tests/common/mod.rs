@@ -127,6 +127,12 @@ pub fn fixture_dir() -> Option<PathBuf> {
     if dir.join("campaign.json").is_file() {
         Some(dir)
     } else {
+        // CI sets this: the conformance tests must run there, never skip.
+        assert!(
+            std::env::var_os("NGCC_REQUIRE_FIXTURE").is_none(),
+            "NGCC_REQUIRE_FIXTURE is set but the reference fixture is not at {} (set NGCC_ANCHOR_FIXTURES)",
+            dir.display()
+        );
         eprintln!(
             "SKIPPED: reference fixture not found at {} (set NGCC_ANCHOR_FIXTURES)",
             dir.display()
