@@ -112,8 +112,3 @@ pub fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Cmd::Child(a) => crate::child::run(a),
     }
 }
-
-/// For subcommands whose issue has not landed yet.
-pub fn not_built(what: &str) -> anyhow::Result<ExitCode> {
-    Err(Failure::usage(format!("{what} is not built yet")))
-}

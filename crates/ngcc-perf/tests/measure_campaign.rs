@@ -94,6 +94,25 @@ fn toy_kem_is_measured_and_every_figure_recomputes() {
     ]);
     let out = validate(&ds, &cat, None);
     assert!(out.status.success(), "{}", text(&out));
+    // Our candidate ids carry no `kem-` prefix: pages and site take the kind from build.json.
+    let site = dir.path().join("site");
+    run_ok(&[
+        "site",
+        ds.to_str().unwrap(),
+        "--catalog",
+        cat.to_str().unwrap(),
+        "--out",
+        site.to_str().unwrap(),
+    ]);
+    let summary = std::fs::read_to_string(site.join("test_1/summary.html")).unwrap();
+    assert!(
+        summary.contains("Key encapsulation"),
+        "the toy KEM is listed as a KEM"
+    );
+    assert!(
+        !summary.contains("No completed keygen record"),
+        "keygen is ranked"
+    );
 }
 
 #[test]

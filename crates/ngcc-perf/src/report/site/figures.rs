@@ -4,7 +4,7 @@ use super::SystemSite;
 use super::charts::{self, Bar, BarChart, Point, Scatter, ShareRow};
 use super::metric::Metric;
 use crate::report::format;
-use crate::report::model::{self, category, is_avx2};
+use crate::report::model::{self, is_avx2};
 
 /// Wraps a chart in a figure with a caption, or says why there is none.
 pub fn figure(svg: Option<String>, caption: &str, empty: &str) -> String {
@@ -73,8 +73,8 @@ struct SizeSpec {
     ops_what: &'static str,
 }
 
-fn size_spec(cand: &str) -> Option<SizeSpec> {
-    match category(cand) {
+fn size_spec(category: &str) -> Option<SizeSpec> {
+    match category {
         "kem" => Some(SizeSpec {
             size_what: "public key + ciphertext",
             ops: &["enc", "dec"],
@@ -97,7 +97,7 @@ fn size_spec(cand: &str) -> Option<SizeSpec> {
 /// Transmitted bytes of an instance from the curated catalogs, with its parts for the tooltip.
 fn size_bytes(s: &SystemSite, cand: &str, label: &str) -> Option<(u64, String)> {
     let cat = s.view.cat;
-    match category(cand) {
+    match s.view.category(cand).as_str() {
         "kex" => {
             let b = cat.kex_bandwidth(cand, label).ok()?;
             Some((b.total(), format!("bandwidth {} B", b.total())))
@@ -118,7 +118,7 @@ fn size_bytes(s: &SystemSite, cand: &str, label: &str) -> Option<(u64, String)> 
 /// One point per instance: transmitted bytes against the cost of the category's main
 /// operations. Instances lacking a size or a completed operation are left out.
 pub fn size_points(s: &SystemSite, cand: &str, labels: &[String]) -> Vec<Point> {
-    let Some(spec) = size_spec(cand) else {
+    let Some(spec) = size_spec(&s.view.category(cand)) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -154,7 +154,7 @@ pub fn size_points(s: &SystemSite, cand: &str, labels: &[String]) -> Vec<Point> 
 }
 
 pub fn size_chart(s: &SystemSite, title: &str, cand_for_spec: &str, points: &[Point]) -> String {
-    let Some(spec) = size_spec(cand_for_spec) else {
+    let Some(spec) = size_spec(&s.view.category(cand_for_spec)) else {
         return String::new();
     };
     let x_axis = format!(
@@ -211,7 +211,7 @@ pub fn share_chart(s: &SystemSite, cand: &str) -> String {
 /// sorted by value so the chart reads as a ranking.
 pub fn op_ranking(s: &SystemSite, prefix: &str, op_key: &str) -> Vec<Bar> {
     let mut bars = Vec::new();
-    for cand in s.candidates.iter().filter(|c| category(c) == prefix) {
+    for cand in s.candidates.iter().filter(|c| s.view.category(c) == prefix) {
         for label in s.view.labels(cand) {
             if is_avx2(&label) {
                 continue;

@@ -109,7 +109,13 @@ pub fn render(site: &Site) -> Result<String> {
         let mut row = vec![
             plain(&cand),
             plain(&algorithm),
-            plain(category_name(category(&cand))),
+            plain(category_name(
+                &site
+                    .systems
+                    .iter()
+                    .find(|s| s.candidates.contains(&cand))
+                    .map_or_else(|| category(&cand).to_string(), |s| s.view.category(&cand)),
+            )),
         ];
         for s in &site.systems {
             if s.candidates.contains(&cand) {

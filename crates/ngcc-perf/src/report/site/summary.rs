@@ -4,7 +4,7 @@
 use super::html::Shell;
 use super::markdown::{self, sections};
 use super::{INDEX, Site, SystemSite, figures, md_title, summary_path};
-use crate::report::model::{category, is_avx2};
+use crate::report::model::is_avx2;
 use anyhow::Result;
 
 /// Every summary table is filterable, however short.
@@ -86,7 +86,11 @@ fn category_charts(s: &SystemSite, c: &CategoryCharts) -> String {
     if c.prefix != "hash" {
         let mut points = Vec::new();
         let mut first = None;
-        for cand in s.candidates.iter().filter(|x| category(x) == c.prefix) {
+        for cand in s
+            .candidates
+            .iter()
+            .filter(|x| s.view.category(x) == c.prefix)
+        {
             first.get_or_insert(cand.as_str());
             let labels: Vec<String> = s
                 .view
