@@ -162,12 +162,12 @@ mod tests {
     use super::*;
 
     fn arm1() -> Planning {
-        default_planning(0.5, 300.0)
+        reference_planning(0.5, 300.0)
     }
 
     #[test]
-    fn defaults_are_the_reference_constants() {
-        let p = default_planning(1.0, 900.0);
+    fn reference_constants() {
+        let p = reference_planning(1.0, 900.0);
         assert_eq!(
             (p.trials, p.min_total, p.max_iters_per_trial),
             (5, 100, 20000)
