@@ -121,7 +121,34 @@ impl KexStep {
     }
 }
 
+/// The operation `call()` runs, resolved from (kind, op name) when the runner is prepared.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Call {
+    Keygen,
+    Enc,
+    Dec,
+    Sign,
+    Verify,
+    Hash,
+    Exchange,
+}
+
+impl Call {
+    fn of(kind: Kind, op: &str) -> Call {
+        match (kind, op) {
+            (Kind::Kem | Kind::Sig, "keygen") => Call::Keygen,
+            (Kind::Kem, "enc") => Call::Enc,
+            (Kind::Kem, _) => Call::Dec,
+            (Kind::Sig, "sign") => Call::Sign,
+            (Kind::Sig, _) => Call::Verify,
+            (Kind::Hash, _) => Call::Hash,
+            (Kind::Kex, _) => Call::Exchange,
+        }
+    }
+}
+
 pub struct Runner<'l> {
+    call: Call,
     lib: &'l Lib,
     fns: Fns,
     pub kind: Kind,
@@ -212,6 +239,7 @@ impl<'l> Runner<'l> {
             lib,
             fns,
             kind,
+            call: Call::of(kind, op),
             op: op.to_string(),
             input_bytes,
             facts: SetupFacts::default(),
@@ -366,15 +394,15 @@ impl<'l> Runner<'l> {
     /// One operation, as the timing loop runs it.
     #[inline]
     pub fn call(&mut self) -> Result<(), String> {
-        match (self.kind, self.op.as_str()) {
-            (Kind::Kem, "keygen") => self.keygen(),
-            (Kind::Kem, "enc") => self.kem_enc(),
-            (Kind::Kem, _) => self.kem_dec(),
-            (Kind::Sig, "keygen") => self.keygen(),
-            (Kind::Sig, "sign") => self.sig_sign().map(|_| ()),
-            (Kind::Sig, _) => self.sig_verify(),
-            (Kind::Hash, _) => self.hash(),
-            (Kind::Kex, _) => self.kex_run(None, None).map(|_| ()),
+        // Resolved once in `prepare`: no string comparison inside the timing loop.
+        match self.call {
+            Call::Keygen => self.keygen(),
+            Call::Enc => self.kem_enc(),
+            Call::Dec => self.kem_dec(),
+            Call::Sign => self.sig_sign().map(|_| ()),
+            Call::Verify => self.sig_verify(),
+            Call::Hash => self.hash(),
+            Call::Exchange => self.kex_run(None, None).map(|_| ()),
         }
     }
 
