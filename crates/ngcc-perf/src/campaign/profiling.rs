@@ -12,7 +12,7 @@ use super::rundir::RunDir;
 use super::sandbox::{self, Exit, Spec};
 use super::{CampaignArgs, Selected};
 use crate::candidate::Kind;
-use crate::child::protocol::{KatJob, KatOutput, Limits, ProfileOutput, Request};
+use crate::child::protocol::{KatOutput, ProfileOutput, Request};
 use crate::dataset::schema::{
     BuildEntry, Calibration, Profile, ProfileExtra, ProfileTotal, SCHEMA,
 };
@@ -207,21 +207,12 @@ fn relink_checked(
     let _ = std::fs::remove_dir_all(&out_dir);
     let fail = |reason: String, stderr: String| RelinkError { reason, stderr };
     std::fs::create_dir_all(&out_dir).map_err(|x| fail(format!("{x}"), String::new()))?;
-    let job = KatJob {
-        limits: Limits {
-            address_space: Some(args.mem_limit << 20),
-            cpu_seconds: Some(args.kat_timeout + 5),
-            file_size: Some(2 << 30),
-            pin_cpu: None,
-        },
-        library: r.library.clone(),
-        kind: s.cand.kind,
-        api: s.cand.api,
-        rng: s.inst.kat_rng().to_string(),
-        out_dir: out_dir.clone(),
-        count: s.inst.kat_count.unwrap_or(10),
+    let opts = crate::kat::run::KatOptions {
+        timeout: std::time::Duration::from_secs(args.kat_timeout),
         quick: true,
+        mem_limit_mib: args.mem_limit,
     };
+    let job = crate::kat::run::kat_job(&s.cand, &s.inst, r.library.clone(), out_dir.clone(), &opts);
     let spec = Spec {
         workdir: run
             .scratch(&format!("profkat-{}-{}", s.cand.id, s.inst.label))

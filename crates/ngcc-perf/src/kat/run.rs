@@ -38,6 +38,32 @@ pub struct Verdict {
     pub instance: Option<String>,
 }
 
+/// The child job that writes one instance's KAT text into `out_dir` (also used by the profile
+/// phase to compare a relinked library's output with the timed one's).
+pub fn kat_job(
+    cand: &Candidate,
+    inst: &Instance,
+    library: PathBuf,
+    out_dir: PathBuf,
+    opts: &KatOptions,
+) -> KatJob {
+    KatJob {
+        limits: Limits {
+            address_space: Some(opts.mem_limit_mib << 20),
+            cpu_seconds: Some(opts.timeout.as_secs() + 5),
+            file_size: Some(2 << 30),
+            pin_cpu: None,
+        },
+        library,
+        kind: cand.kind,
+        api: cand.api,
+        rng: inst.kat_rng().to_string(),
+        out_dir,
+        count: inst.kat_count.unwrap_or(10),
+        quick: opts.quick,
+    }
+}
+
 pub fn run_kat(
     run: &RunDir,
     cand: &Candidate,
@@ -50,21 +76,7 @@ pub fn run_kat(
     let _ = std::fs::remove_dir_all(&out_dir);
     std::fs::create_dir_all(&out_dir)?;
     let count = inst.kat_count.unwrap_or(10);
-    let job = KatJob {
-        limits: Limits {
-            address_space: Some(opts.mem_limit_mib << 20),
-            cpu_seconds: Some(opts.timeout.as_secs() + 5),
-            file_size: Some(2 << 30),
-            pin_cpu: None,
-        },
-        library: library.clone(),
-        kind: cand.kind,
-        api: cand.api,
-        rng: inst.kat_rng().to_string(),
-        out_dir: out_dir.clone(),
-        count,
-        quick: opts.quick,
-    };
+    let job = kat_job(cand, inst, library.clone(), out_dir.clone(), opts);
     let spec = Spec {
         workdir: run.scratch(&format!("kat-{}-{}", cand.id, inst.label))?,
         timeout: opts.timeout,
