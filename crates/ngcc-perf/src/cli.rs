@@ -52,11 +52,11 @@ pub enum Cmd {
     /// Ratios B/A per instance and operation with confidence intervals and change flags.
     Compare(crate::report::compare::CompareArgs),
     /// Recompute every figure of a dataset from its raw evidence.
-    Validate(crate::dataset::validate::ValidateArgs),
+    Validate(crate::validate::ValidateArgs),
     /// Write catalog files (systems, sizes, …) for a dataset ngcc-perf measured.
     Catalog(crate::dataset::catalog_init::CatalogArgs),
     /// Benchmarks of the harness itself.
-    Bench(crate::measure::bench::BenchArgs),
+    Bench(crate::bench::BenchArgs),
     /// Internal: runs candidate code inside a sandboxed child process.
     #[command(name = "__child", hide = true)]
     Child(crate::child::ChildArgs),
@@ -106,9 +106,9 @@ pub fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Cmd::Report(a) => crate::report::run(a),
         Cmd::Site(a) => crate::report::site::run(a),
         Cmd::Compare(a) => crate::report::compare::run(a),
-        Cmd::Validate(a) => crate::dataset::validate::run(a),
+        Cmd::Validate(a) => crate::validate::run(a),
         Cmd::Catalog(a) => crate::dataset::catalog_init::run(a),
-        Cmd::Bench(a) => crate::measure::bench::run(a),
+        Cmd::Bench(a) => crate::bench::run(a),
         Cmd::Child(a) => crate::child::run(a),
     }
 }

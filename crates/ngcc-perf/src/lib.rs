@@ -3,6 +3,7 @@
 //! Data flows through a run directory, one phase at a time (see ARCHITECTURE.md).
 //! Candidate code only ever runs in child processes (`child`), never in the orchestrator.
 
+pub mod bench;
 pub mod build;
 pub mod campaign;
 pub mod candidate;
@@ -16,5 +17,8 @@ pub mod kat;
 pub mod measure;
 pub mod profile;
 pub mod report;
+pub mod rundir;
 pub mod samples;
+pub mod sandbox;
 pub mod util;
+pub mod validate;

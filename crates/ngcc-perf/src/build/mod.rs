@@ -1,4 +1,6 @@
-//! Phase `build`: every selected instance → `RUN/lib/<cand>/lib<label>.so`, cached by content.
+//! Building one instance with one flag set → `RUN/lib/<cand>/lib<label>.so`, cached by
+//! content (the phase driver with the guide → harness-default fallback is
+//! `campaign::phases::build`).
 
 pub mod compiler;
 pub mod elf;
@@ -6,9 +8,9 @@ pub mod flags;
 pub mod instance;
 pub mod sources;
 
-use crate::campaign::rundir::{BuildState, RunDir};
 use crate::candidate::{Candidate, Instance};
 use crate::dataset::schema::{BuildEntry, SourceFile};
+use crate::rundir::RunDir;
 use crate::util::sha256_file;
 use anyhow::Result;
 use flags::FlagSet;
@@ -92,69 +94,6 @@ pub fn build_instance(
         let _ = std::fs::remove_file(&paths.library);
     }
     Ok((entry, true))
-}
-
-/// Builds with the guide flags, falling back to the harness defaults when that fails.
-/// An instance that already fell back keeps its harness-default build while the guide
-/// inputs are unchanged (no pointless retry on every run).
-pub fn build_with_fallback(
-    run: &RunDir,
-    state: &BuildState,
-    cand: &Candidate,
-    inst: &Instance,
-) -> Result<(BuildEntry, bool)> {
-    let key = format!("{}/{}", cand.id, inst.label);
-    let previous = state.get(&key);
-    if let Some(prev) = previous
-        .as_ref()
-        .filter(|p| p.flags == FlagSet::HarnessDefault.name())
-    {
-        let paths = Paths::new(&run.root, &cand.id, &inst.label);
-        let guide_key = instance::plan(cand, inst, FlagSet::Guide, &paths)
-            .ok()
-            .map(|p| p.cache_key);
-        if guide_key.is_some() && prev.guide_cache_key == guide_key {
-            let (entry, worked) =
-                build_instance(run, cand, inst, FlagSet::HarnessDefault, Some(prev))?;
-            let entry = if worked {
-                keep_guide(entry, prev)
-            } else {
-                entry
-            };
-            return Ok((entry, worked));
-        }
-    }
-    let (entry, worked) = build_instance(run, cand, inst, FlagSet::Guide, previous.as_ref())?;
-    if entry.build_status.as_deref() == Some("built") {
-        return Ok((entry, worked));
-    }
-    fallback(run, cand, inst, &entry, BUILDFAIL)
-}
-
-/// Rebuilds with the harness defaults after the guide attempt ended in `guide_result`.
-pub fn fallback(
-    run: &RunDir,
-    cand: &Candidate,
-    inst: &Instance,
-    guide: &BuildEntry,
-    guide_result: &str,
-) -> Result<(BuildEntry, bool)> {
-    let (mut entry, _) = build_instance(run, cand, inst, FlagSet::HarnessDefault, None)?;
-    entry.guide_result = Some(guide_result.to_string());
-    entry.guide_cache_key = guide.cache_key.clone();
-    if entry.build_error.is_none()
-        && guide.build_error.is_some()
-        && entry.build_status.as_deref() != Some("built")
-    {
-        entry.build_error = guide.build_error.clone();
-    }
-    Ok((entry, true))
-}
-
-fn keep_guide(mut entry: BuildEntry, prev: &BuildEntry) -> BuildEntry {
-    entry.guide_result = prev.guide_result.clone();
-    entry.guide_cache_key = prev.guide_cache_key.clone();
-    entry
 }
 
 /// Source paths as recorded: `${PQCLEAN}/…`, relative to the run or candidate, never $HOME.

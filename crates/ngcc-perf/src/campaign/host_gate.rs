@@ -1,8 +1,8 @@
 //! The host check before measuring phases, and what it leaves in campaign.json.
 
-use super::rundir::RunDir;
 use crate::dataset::schema::{Env, HostCheck, Planning};
 use crate::measure::host;
+use crate::rundir::RunDir;
 use crate::util::time::utc_now_iso;
 use anyhow::Result;
 

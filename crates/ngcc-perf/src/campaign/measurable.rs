@@ -1,11 +1,10 @@
 //! Which instances are timed, and which operations each has (reference §1.7, §1.10).
 
 use super::host_gate::{self, HostState};
-use super::rundir::RunDir;
 use super::{CampaignArgs, Selected};
 use crate::candidate::Kind;
 use crate::dataset::schema::{BuildEntry, BuildFile, Calibration, Planning};
-use std::path::PathBuf;
+use crate::rundir::RunDir;
 
 /// KAT statuses that are timed anyway, flagged `kat_not_passed` (reference §1.6).
 pub const TIMED_WITHOUT_PASS: &[&str] = &[
@@ -125,27 +124,6 @@ pub fn operations(kind: Kind, exchange: Option<&Calibration>) -> Vec<(String, u6
             ops.into_iter().map(|o| (o.clone(), 0, o)).collect()
         }
     }
-}
-
-pub fn calibration_path(run: &RunDir, cand: &str, label: &str, op_key: &str) -> PathBuf {
-    run.root
-        .join("calibrate")
-        .join(cand)
-        .join(format!("{label}__{op_key}.json"))
-}
-
-pub fn record_path(run: &RunDir, cand: &str, label: &str, op_key: &str) -> PathBuf {
-    run.root
-        .join("records")
-        .join(cand)
-        .join(format!("{label}__{op_key}.json"))
-}
-
-pub fn setup_dir(run: &RunDir, cand: &str, label: &str, op_key: &str) -> PathBuf {
-    run.root
-        .join("setup")
-        .join(cand)
-        .join(format!("{label}__{op_key}"))
 }
 
 /// Deterministic shard of an instance (1-based K of N): the same in every process and phase.

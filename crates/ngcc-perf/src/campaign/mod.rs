@@ -2,16 +2,13 @@
 //! wrote, writes its own files atomically and skips work already done, so a killed campaign
 //! resumes where it stopped.
 
+pub mod context;
 pub mod host_gate;
 pub mod measurable;
-pub mod measuring;
 pub mod phases;
-pub mod profiling;
-pub mod progress;
-pub mod rundir;
-pub mod sandbox;
+pub mod select;
 
-use crate::candidate::{Candidate, Instance};
+use crate::rundir;
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
@@ -73,12 +70,9 @@ pub struct CampaignArgs {
     pub measure_timeout: Option<f64>,
     /// Address-space limit (RLIMIT_AS) in MiB of every child that runs candidate code (KAT,
     /// calibrate, measure): runaway allocation then fails there instead of exhausting the host.
-    #[arg(long, default_value_t = DEFAULT_MEM_LIMIT_MIB)]
+    #[arg(long, default_value_t = crate::sandbox::DEFAULT_MEM_LIMIT_MIB)]
     pub mem_limit: u64,
 }
-
-/// Default RLIMIT_AS of candidate children, MiB.
-pub const DEFAULT_MEM_LIMIT_MIB: u64 = 16 << 10;
 
 fn parse_shard(s: &str) -> Result<(u32, u32), String> {
     let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 1/3")?;
@@ -117,23 +111,12 @@ impl CampaignArgs {
             shard: None,
             kat_issues: None,
             measure_timeout: None,
-            mem_limit: DEFAULT_MEM_LIMIT_MIB,
+            mem_limit: crate::sandbox::DEFAULT_MEM_LIMIT_MIB,
         }
     }
 }
 
-/// One instance selected for this invocation.
-#[derive(Clone)]
-pub struct Selected {
-    pub cand: Candidate,
-    pub inst: Instance,
-}
-
-impl Selected {
-    pub fn key(&self) -> String {
-        format!("{}/{}", self.cand.id, self.inst.label)
-    }
-}
+pub use select::Selected;
 
 pub fn run(args: CampaignArgs) -> Result<ExitCode> {
     let phases = parse_phases(&args.phases)?;
@@ -142,18 +125,18 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
         cands.extend(crate::candidate::discover::load_all(dir)?);
     }
     crate::candidate::discover::check_unique(&cands)?;
-    let selected = select(&cands, args.only.as_deref())?;
+    let selected = select::select(&cands, args.only.as_deref())?;
     if phases.contains(&"build") {
-        check_sources(&selected)?;
+        select::check_sources(&selected)?;
     }
     let run = rundir::RunDir::open(&args.run)?;
     phases::start(&run)?;
     for phase in phases {
         match phase {
-            "build" => phases::build(&run, &selected, &args)?,
-            "kat" => phases::kat(&run, &selected, &args)?,
+            "build" => phases::build::run(&run, &selected, &args)?,
+            "kat" => phases::kat::run(&run, &selected, &args)?,
             "calibrate" | "measure" => measuring_phase(&run, phase, &selected, &args)?,
-            "profile" => profiling::phase(&run, &selected, &args)?,
+            "profile" => phases::profile::run(&run, &selected, &args)?,
             _ => unreachable!("checked by parse_phases"),
         }
     }
@@ -177,20 +160,6 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A source folder or file the manifest names but that is not there is bad input (exit 2,
-/// before any work), unlike code that does not compile (BUILDFAIL, the campaign goes on).
-fn check_sources(selected: &[Selected]) -> Result<()> {
-    for s in selected {
-        if let Err(e) = crate::build::sources::resolve(&s.cand, &s.inst) {
-            return Err(crate::util::Failure::usage(format!(
-                "{}: {e:#}",
-                s.cand.root.join("candidate.toml").display()
-            )));
-        }
-    }
-    Ok(())
-}
-
 pub fn parse_phases(text: &str) -> Result<Vec<&'static str>> {
     if text == "all" {
         return Ok(PHASES.to_vec());
@@ -210,34 +179,6 @@ pub fn parse_phases(text: &str) -> Result<Vec<&'static str>> {
     // Run in pipeline order whatever order they were given in.
     out.sort_by_key(|p| PHASES.iter().position(|q| q == p));
     out.dedup();
-    Ok(out)
-}
-
-fn select(cands: &[Candidate], only: Option<&str>) -> Result<Vec<Selected>> {
-    let patterns: Option<Vec<glob::Pattern>> = only
-        .map(|o| {
-            o.split(',')
-                .map(|g| glob::Pattern::new(g.trim()))
-                .collect::<Result<_, _>>()
-        })
-        .transpose()
-        .map_err(|e| crate::util::Failure::usage(format!("--only: bad glob: {e}")))?;
-    let mut out = Vec::new();
-    for cand in cands {
-        for inst in &cand.instances {
-            let key = format!("{}/{}", cand.id, inst.label);
-            let hit = |p: &glob::Pattern| p.matches(&inst.label) || p.matches(&key);
-            if patterns.as_ref().is_none_or(|ps| ps.iter().any(hit)) {
-                out.push(Selected {
-                    cand: cand.clone(),
-                    inst: inst.clone(),
-                });
-            }
-        }
-    }
-    if out.is_empty() {
-        return Err(crate::util::Failure::usage("no instance matches --only"));
-    }
     Ok(out)
 }
 
@@ -263,7 +204,7 @@ fn measuring_phase(
         run.save_campaign(&c)?;
     }
     match phase {
-        "calibrate" => measuring::calibrate(run, &todo, args, &host),
-        _ => measuring::measure(run, &todo, args, &host, &planning),
+        "calibrate" => phases::calibrate::run(run, &todo, args, &host),
+        _ => phases::measure::run(run, &todo, args, &host, &planning),
     }
 }

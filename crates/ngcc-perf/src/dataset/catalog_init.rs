@@ -1,10 +1,10 @@
 //! `ngcc-perf catalog`: catalog files for a dataset ngcc-perf measured itself (the reference
 //! curates these by hand; for our own runs the facts come from the dataset).
 
-use super::load;
-use crate::report::catalog::{
+use super::catalog::{
     DOWNLOADS, EXTERNAL_SIZES, KAT_ISSUES, KEX_BANDWIDTH, SUMMARY_NOTES, SURVEY, SYSTEMS,
 };
+use super::load;
 use crate::util::atomic_write;
 use anyhow::{Context, Result};
 use clap::Args;
@@ -68,7 +68,7 @@ pub fn write_catalog(dataset: &Path, out: &Path, system: Option<&str>) -> Result
         let category = match e.kind.as_deref() {
             Some("sig") => "sign",
             Some(k) => k,
-            None => crate::report::model::category(&e.candidate),
+            None => super::catalog::category(&e.candidate),
         }
         .to_string();
         algorithms.entry(e.candidate.clone()).or_insert((

@@ -2,11 +2,11 @@
 
 use super::log::{self, LogInput};
 use super::manifest::{LineMode, Manifest, digest};
-use crate::campaign::rundir::RunDir;
-use crate::campaign::sandbox::{self, Exit, Spec};
 use crate::candidate::{Api, Candidate, Instance};
 use crate::child::protocol::{KatJob, KatOutput, Limits, Request};
 use crate::dataset::schema::BuildEntry;
+use crate::rundir::RunDir;
+use crate::sandbox::{self, Exit, Spec};
 use crate::util::{atomic_write, sha256_file};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -25,7 +25,7 @@ impl Default for KatOptions {
         KatOptions {
             timeout: Duration::from_secs(900),
             quick: false,
-            mem_limit_mib: crate::campaign::DEFAULT_MEM_LIMIT_MIB,
+            mem_limit_mib: sandbox::DEFAULT_MEM_LIMIT_MIB,
         }
     }
 }

@@ -1,6 +1,5 @@
 //! Counters, planning, statistics, host checks.
 
-pub mod bench;
 pub mod counter;
 pub mod host;
 pub mod plan;

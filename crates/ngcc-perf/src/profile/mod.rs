@@ -1,6 +1,6 @@
 //! Hash/XOF/DRNG profiling (reference-harness.md §5): which helpers to wrap, the relinked
 //! library, and the shares computed from a call table. The child side is
-//! `child::profile`, the phase `campaign::profiling`.
+//! `child::profile`, the phase `campaign::phases::profile`.
 
 pub mod relink;
 pub mod shares;

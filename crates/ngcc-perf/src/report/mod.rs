@@ -2,7 +2,6 @@
 //! no randomness, so `--check` and `validate --pages` can demand byte equality.
 
 pub mod candidate_page;
-pub mod catalog;
 pub mod compare;
 pub mod format;
 pub mod method;
@@ -11,10 +10,10 @@ pub mod site;
 pub mod summary;
 pub mod survey;
 
+use crate::dataset::catalog::Catalogs;
 use crate::dataset::load::{self, Dataset};
 use crate::util::Failure;
 use anyhow::{Context, Result};
-use catalog::Catalogs;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -1,8 +1,8 @@
 //! What every page shares: the view of one dataset for one system, ordering rules, the
 //! reference environment, the clock text and the host/counter labels of our own datasets.
 
-use super::catalog::{Catalogs, System};
 use super::format::{self, DASH};
+use crate::dataset::catalog::{Catalogs, System};
 use crate::dataset::load::{Dataset, LoadedProfile, LoadedRecord};
 use crate::dataset::schema::{BuildEntry, Env, Profile, Record};
 use anyhow::Result;
@@ -90,9 +90,7 @@ pub fn op_rank(op_key: &str) -> (u32, u64, String) {
     (400, 0, op_key.to_string())
 }
 
-pub fn category(cand: &str) -> &str {
-    cand.split('-').next().unwrap_or(cand)
-}
+pub use crate::dataset::catalog::category;
 
 pub fn is_avx2(label: &str) -> bool {
     label.ends_with("-avx2")

@@ -2,9 +2,9 @@
 //! `symmetric_survey.csv` with the largest measured hash share of each candidate. Written only
 //! for the first system of systems.csv.
 
-use super::catalog::SURVEY;
 use super::format::{self, DASH};
 use super::model::{View, category};
+use crate::dataset::catalog::SURVEY;
 use anyhow::{Result, anyhow};
 use std::collections::BTreeSet;
 

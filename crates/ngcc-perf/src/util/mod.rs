@@ -2,6 +2,7 @@
 
 pub mod fsx;
 pub mod hexs;
+pub mod progress;
 pub mod time;
 
 pub use fsx::{atomic_write, read_json, sha256_file, sha256_hex, write_json};

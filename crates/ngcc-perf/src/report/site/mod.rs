@@ -16,8 +16,8 @@ pub mod markdown;
 pub mod metric;
 pub mod summary;
 
+use crate::dataset::catalog::Catalogs;
 use crate::dataset::load::{self, Dataset};
-use crate::report::catalog::Catalogs;
 use crate::report::model::View;
 use crate::report::{Page, candidate_page, method, survey, system_of};
 use crate::util::Failure;

@@ -1,34 +1,21 @@
-//! Phases `calibrate` and `measure`: warm calibration, planning (reference §1.11), five
-//! trials each in a fresh pinned process, records with raw trials and statistics.
+//! Phase `measure`: planning (reference §1.11), then the trials of every operation, each in a
+//! fresh pinned process, into records with raw trials and statistics.
 
-use super::host_gate::HostState;
-use super::measurable::{self, calibration_path, record_path, setup_dir};
-use super::progress::Progress;
-use super::rundir::RunDir;
-use super::sandbox::{self, Exit, Spec};
-use super::{CampaignArgs, Selected};
-use crate::child::protocol::{Limits, OpJob, OpOutput, Request};
+use crate::campaign::context::{exchange_calibration, job, run_child};
+use crate::campaign::host_gate::HostState;
+use crate::campaign::measurable;
+use crate::campaign::{CampaignArgs, Selected};
+use crate::child::protocol::Request;
 use crate::dataset::schema::*;
 use crate::measure::{plan, stats, timing};
+use crate::rundir::RunDir;
+use crate::sandbox::Exit;
+use crate::util::progress::Progress;
 use crate::util::{read_json, sha256_file, tail, time::utc_now_iso, write_json};
 use anyhow::Result;
-use std::time::Duration;
 
-/// Calibration of one op may take at most this long before it is killed.
-const CALIBRATION_TIMEOUT_S: u64 = 6 * 3600;
 /// A trial process whose CPU time is below this fraction of its wall time lost the CPU.
 const MIN_CPU_FRACTION: f64 = 0.95;
-
-/// The calibration of a KEX instance's whole exchange, once there is one.
-fn exchange_calibration(run: &RunDir, s: &Selected) -> Option<Calibration> {
-    read_json(&calibration_path(
-        run,
-        &s.cand.id,
-        &s.inst.label,
-        "exchange",
-    ))
-    .ok()
-}
 
 /// What a trial's META says was timed: the whole `loop` (default) or `per_call_step`.
 fn timing_scope(meta: &serde_json::Map<String, serde_json::Value>) -> &str {
@@ -42,181 +29,7 @@ fn was_disturbed(trials: &[Trial], scope: &str, max_hz: f64) -> bool {
     timing::is_disturbed(trials, scope, max_hz) || lost_cpu(trials)
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn job(
-    run: &RunDir,
-    s: &Selected,
-    e: &BuildEntry,
-    op: &str,
-    bytes: u64,
-    key: &str,
-    cpu: u32,
-    args: &CampaignArgs,
-) -> OpJob {
-    OpJob {
-        limits: Limits {
-            address_space: Some(args.mem_limit << 20),
-            // Set per process from its wall-clock timeout (see `run_child`).
-            cpu_seconds: None,
-            file_size: Some(1 << 30),
-            pin_cpu: Some(cpu),
-        },
-        library: run.path(e.library.as_deref().unwrap_or_default()),
-        kind: s.cand.kind,
-        api: s.cand.api,
-        op: op.into(),
-        input_bytes: bytes,
-        setup_dir: setup_dir(run, &s.cand.id, &s.inst.label, key),
-        seed_tweak: 0,
-        iterations: 1,
-        warmups: 0,
-        trials: 1,
-        counter: None,
-        rng: None,
-    }
-}
-
-/// Runs one child and turns every way it can end into an `OpOutput` plus its process facts.
-pub fn run_child(
-    run: &RunDir,
-    name: &str,
-    req: &Request,
-    timeout_s: f64,
-    args: &CampaignArgs,
-) -> Result<(OpOutput, sandbox::Outcome)> {
-    let timeout_s = args
-        .measure_timeout
-        .map_or(timeout_s, |c| timeout_s.min(c))
-        .max(1.0);
-    let spec = Spec {
-        workdir: run.scratch(name)?,
-        timeout: Duration::from_secs_f64(timeout_s),
-    };
-    // The CPU-time limit backs up the wall-clock one (a little later, so the wall clock
-    // normally decides and the status says "killed after").
-    let mut req = req.clone();
-    if let Request::Calibrate(j) | Request::Trial(j) = &mut req {
-        j.limits.cpu_seconds = Some(timeout_s.ceil() as u64 + 5);
-    }
-    let outcome = sandbox::run(&spec, &req)?;
-    let out = match (&outcome.exit, sandbox::parse_result::<OpOutput>(&outcome)) {
-        (Exit::Timeout, _) => OpOutput {
-            status: "hard_timeout".into(),
-            error: Some(format!(
-                "killed after {} s",
-                (timeout_s * 10.0).round() / 10.0
-            )),
-            sandbox: outcome.sandbox.clone().unwrap_or_default(),
-            ..Default::default()
-        },
-        (_, Ok(o)) => o,
-        (_, Err(_)) => OpOutput {
-            status: "failed".into(),
-            error: Some(format!(
-                "crashed: {}",
-                outcome.failure_text().unwrap_or_else(|| "no result".into())
-            )),
-            // Known even when the child died: it was reported before candidate code ran.
-            sandbox: outcome.sandbox.clone().unwrap_or_default(),
-            ..Default::default()
-        },
-    };
-    Ok((out, outcome))
-}
-
-pub fn calibrate(
-    run: &RunDir,
-    todo: &[(Selected, BuildEntry)],
-    args: &CampaignArgs,
-    host: &HostState,
-) -> Result<()> {
-    let mut work = Vec::new();
-    for (s, e) in todo {
-        work.push((s, e));
-    }
-    let progress = Progress::new("calibrate", work.len() as u64);
-    for (s, e) in work {
-        // KEX: the exchange first; its passes decide the steps.
-        let mut done_ops = 0;
-        loop {
-            let exchange = exchange_calibration(run, s);
-            let ops = measurable::operations(s.cand.kind, exchange.as_ref());
-            for (op, bytes, key) in &ops {
-                let path = calibration_path(run, &s.cand.id, &s.inst.label, key);
-                if path.is_file() {
-                    continue;
-                }
-                progress.working_on(&format!("{} {key}", s.key()));
-                let cal = calibrate_one(run, s, e, op, *bytes, key, host, args)?;
-                write_json(&path, &cal)?;
-                let what = if cal.status == "complete" {
-                    format!("{:.6} s warm ({:.6} s cold)", cal.t1_s, cal.cold_s)
-                } else {
-                    format!("{}: {}", cal.status, cal.error.clone().unwrap_or_default())
-                };
-                eprintln!(
-                    "calibrate {} {key}: {what} (process {:.1} s)",
-                    s.key(),
-                    cal.wall_s
-                );
-            }
-            if ops.len() == done_ops {
-                break;
-            }
-            done_ops = ops.len();
-        }
-        progress.done(&format!("calibrate {}: done", s.key()));
-    }
-    progress.finish();
-    Ok(())
-}
-
-#[allow(clippy::too_many_arguments)]
-fn calibrate_one(
-    run: &RunDir,
-    s: &Selected,
-    e: &BuildEntry,
-    op: &str,
-    bytes: u64,
-    key: &str,
-    host: &HostState,
-    args: &CampaignArgs,
-) -> Result<Calibration> {
-    let dir = setup_dir(run, &s.cand.id, &s.inst.label, key);
-    let _ = std::fs::remove_dir_all(&dir);
-    let req = Request::Calibrate(job(run, s, e, op, bytes, key, host.cpu, args));
-    let (out, outcome) = run_child(
-        run,
-        &format!("cal-{}-{}-{key}", s.cand.id, s.inst.label),
-        &req,
-        CALIBRATION_TIMEOUT_S as f64,
-        args,
-    )?;
-    Ok(Calibration {
-        status: out.status.clone(),
-        error: out.error.clone(),
-        t1_s: out.t1_s,
-        t1_ticks: out.t1_ticks,
-        cold_s: out.cold_s,
-        cold_ticks: out.cold_ticks,
-        warm_calls: out.warm_calls,
-        prepare_s: out.prepare_s,
-        // What a trial process pays before timing: start-up and loading the saved setup.
-        overhead_s: (outcome.wall_s - out.end_s).max(0.0) + (out.ready_s - out.prepare_s).max(0.0),
-        wall_s: outcome.wall_s,
-        counter: out.counter.clone(),
-        counter_overhead_ticks: out.counter_overhead_ticks,
-        stack_peak_bytes: out.stack_peak_bytes,
-        library_sha256: e.library_sha256.clone().unwrap_or_default(),
-        meta: out.meta.clone(),
-        trials: out.trials.clone(),
-        stderr: tail(&outcome.stderr, 2000),
-        command: outcome.command.clone(),
-        sandbox: out.sandbox,
-    })
-}
-
-pub fn measure(
+pub fn run(
     run: &RunDir,
     todo: &[(Selected, BuildEntry)],
     args: &CampaignArgs,
@@ -228,11 +41,11 @@ pub fn measure(
     for (s, e) in todo {
         let exchange = exchange_calibration(run, s);
         for (op, bytes, key) in measurable::operations(s.cand.kind, exchange.as_ref()) {
-            if record_path(run, &s.cand.id, &s.inst.label, &key).is_file() {
+            if run.record_path(&s.cand.id, &s.inst.label, &key).is_file() {
                 continue;
             }
             let Ok(cal) =
-                read_json::<Calibration>(&calibration_path(run, &s.cand.id, &s.inst.label, &key))
+                read_json::<Calibration>(&run.calibration_path(&s.cand.id, &s.inst.label, &key))
             else {
                 continue;
             };
@@ -254,7 +67,7 @@ pub fn measure(
     for (s, e, op, bytes, key, cal, p) in planned {
         progress.working_on(&format!("{} {key}", s.key()));
         let record = measure_one(run, s, e, &op, bytes, &key, &cal, &p, host, args)?;
-        write_json(&record_path(run, &s.cand.id, &s.inst.label, &key), &record)?;
+        write_json(&run.record_path(&s.cand.id, &s.inst.label, &key), &record)?;
         left -= p.estimated_s;
         let value = match &record.stats {
             Some(st) => match st.mean_cycles {

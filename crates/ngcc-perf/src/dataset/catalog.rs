@@ -413,6 +413,11 @@ impl Catalogs {
     }
 }
 
+/// A candidate's category: its id up to the first `-` (`kem-31` → `kem`).
+pub fn category(cand: &str) -> &str {
+    cand.split('-').next().unwrap_or(cand)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,9 +4,10 @@
 //! systems.csv, and (with `--pages`) the pages byte for byte. Every problem is one line that
 //! names the file and the field.
 
-use super::load::{self, Dataset, LoadedProfile, LoadedRecord};
+use crate::dataset::catalog::{self, Catalogs};
+use crate::dataset::load::{self, Dataset, LoadedProfile, LoadedRecord};
 use crate::measure::stats;
-use crate::report::{self, catalog::Catalogs};
+use crate::report;
 use anyhow::Result;
 use clap::Args;
 use regex::Regex;
@@ -120,7 +121,7 @@ fn check_system(ds: &Dataset, cat: &Catalogs, problems: &mut Vec<String>) {
         Err(e) => problems.push(format!("campaign.json: system_id `{sid}`: {e}")),
         Ok(systems) if !systems.iter().any(|s| s.id == sid) => problems.push(format!(
             "campaign.json: system_id `{sid}` is not registered in {}",
-            cat.dir.join(report::catalog::SYSTEMS).display()
+            cat.dir.join(catalog::SYSTEMS).display()
         )),
         Ok(_) => {}
     }
@@ -168,7 +169,8 @@ fn check_build(ds: &Dataset, problems: &mut Vec<String>) -> usize {
     let result_re = Regex::new(r"RESULT \S+ \S+ (\S+)").expect("static regex");
     let mut logs = 0;
     for (key, value) in &ds.build.instances {
-        let entry: super::schema::BuildEntry = match serde_json::from_value(value.clone()) {
+        let entry: crate::dataset::schema::BuildEntry = match serde_json::from_value(value.clone())
+        {
             Ok(e) => e,
             Err(e) => {
                 problems.push(format!(

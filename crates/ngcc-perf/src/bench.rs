@@ -2,12 +2,11 @@
 //! minimal C loop linked to the same library, same RNG pattern, same counter, interleaved.
 //! Prints both and their ratio (target ≤ 1.01). A benchmark, not a test.
 
-use crate::campaign::measurable::{calibration_path, setup_dir};
-use crate::campaign::measuring::{job, run_child};
-use crate::campaign::rundir::RunDir;
+use crate::campaign::context::{job, run_child};
 use crate::campaign::{self, CampaignArgs, Selected};
 use crate::child::protocol::Request;
 use crate::measure::stats;
+use crate::rundir::RunDir;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -89,8 +88,8 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
         .context("no ml-kem-768-clean instance")?
         .clone();
     let sel = Selected { cand, inst };
-    if !calibration_path(&run, "ml-kem", LABEL, "enc").is_file()
-        || !setup_dir(&run, "ml-kem", LABEL, "enc").is_dir()
+    if !run.calibration_path("ml-kem", LABEL, "enc").is_file()
+        || !run.setup_dir("ml-kem", LABEL, "enc").is_dir()
     {
         bail!(
             "the enc setup is missing; delete {} and retry",

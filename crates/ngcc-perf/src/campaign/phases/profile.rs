@@ -5,12 +5,10 @@
 //! an instance that cannot be relinked gets `<label>__RELINK_FAILED.json` and the phase goes
 //! on with the others.
 
-use super::host_gate::HostState;
-use super::measurable::{self, calibration_path};
-use super::progress::Progress;
-use super::rundir::RunDir;
-use super::sandbox::{self, Exit, Spec};
-use super::{CampaignArgs, Selected};
+use crate::campaign::context::job;
+use crate::campaign::host_gate::HostState;
+use crate::campaign::measurable;
+use crate::campaign::{CampaignArgs, Selected};
 use crate::candidate::Kind;
 use crate::child::protocol::{KatOutput, ProfileOutput, Request};
 use crate::dataset::schema::{
@@ -19,11 +17,14 @@ use crate::dataset::schema::{
 use crate::measure::plan::{self, profile_iterations, profile_timeout_s};
 use crate::profile::relink::{self, ProfPaths, RelinkError, Relinked};
 use crate::profile::shares::{self, Overhead};
+use crate::rundir::RunDir;
+use crate::sandbox::{self, Exit, Spec};
+use crate::util::progress::Progress;
 use crate::util::{read_json, tail, time::utc_now_iso, write_json};
 use anyhow::Result;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// The KAT cross-check of a relinked library runs only when one KAT pass is cheap: at most
@@ -42,19 +43,8 @@ struct RelinkFailed<'a> {
     utc: String,
 }
 
-pub fn profile_path(run: &RunDir, cand: &str, label: &str, op_key: &str) -> PathBuf {
-    run.root
-        .join("profile")
-        .join(cand)
-        .join(format!("{label}__{op_key}.json"))
-}
-
-pub fn relink_failed_path(run: &RunDir, cand: &str, label: &str) -> PathBuf {
-    profile_path(run, cand, label, "RELINK_FAILED")
-}
-
 /// The phase: host check, selection (§5.4), relink, profile.
-pub fn phase(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result<()> {
+pub fn run(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result<()> {
     // Profiling plans nothing from the trial target: keep the run's recorded planning so a
     // profile-only invocation does not trip the "same planning" guard of the host check.
     let planning = run
@@ -77,7 +67,7 @@ pub fn phase(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result
         }
         let pending: Vec<(String, u64, String)> = profile_ops(s.cand.kind)
             .into_iter()
-            .filter(|(_, _, key)| !profile_path(run, &s.cand.id, &s.inst.label, key).is_file())
+            .filter(|(_, _, key)| !run.profile_path(&s.cand.id, &s.inst.label, key).is_file())
             .collect();
         if !pending.is_empty() {
             work.push((s, e, pending));
@@ -91,7 +81,7 @@ pub fn phase(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result
             Ok(r) => r,
             Err(err) => {
                 write_json(
-                    &relink_failed_path(run, &s.cand.id, &s.inst.label),
+                    &run.relink_failed_path(&s.cand.id, &s.inst.label),
                     &RelinkFailed {
                         candidate: &s.cand.id,
                         label: &s.inst.label,
@@ -109,7 +99,7 @@ pub fn phase(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result
                 continue;
             }
         };
-        let _ = std::fs::remove_file(relink_failed_path(run, &s.cand.id, &s.inst.label));
+        let _ = std::fs::remove_file(run.relink_failed_path(&s.cand.id, &s.inst.label));
         for (op, bytes, key) in pending {
             progress.working_on(&format!("{} {key}", s.key()));
             let p = profile_one(
@@ -124,7 +114,7 @@ pub fn phase(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result
                 &host,
                 args,
             )?;
-            write_json(&profile_path(run, &s.cand.id, &s.inst.label, &key), &p)?;
+            write_json(&run.profile_path(&s.cand.id, &s.inst.label, &key), &p)?;
             progress.done(&line(&p));
         }
     }
@@ -194,7 +184,7 @@ fn relink_checked(
     let max_t1 = profile_ops(s.cand.kind)
         .iter()
         .filter_map(|(_, _, key)| {
-            read_json::<Calibration>(&calibration_path(run, &s.cand.id, &s.inst.label, key)).ok()
+            read_json::<Calibration>(&run.calibration_path(&s.cand.id, &s.inst.label, key)).ok()
         })
         .map(|c| c.t1_s)
         .fold(0.0, f64::max);
@@ -268,7 +258,7 @@ fn profile_one(
     host: &HostState,
     args: &CampaignArgs,
 ) -> Result<Profile> {
-    let cal = read_json::<Calibration>(&calibration_path(run, &s.cand.id, &s.inst.label, key))
+    let cal = read_json::<Calibration>(&run.calibration_path(&s.cand.id, &s.inst.label, key))
         .ok()
         .filter(|c| c.status == "complete");
     // §5.4: t1 defaults to 1 s without a calibration.
@@ -277,7 +267,7 @@ fn profile_one(
         .map_or((1.0, 0.0), |c| (c.t1_s, c.overhead_s + c.prepare_s));
     let (iters, warmups) = profile_iterations(t1);
     let timeout = profile_timeout_s(t1, setup, iters, warmups);
-    let mut job = super::measuring::job(run, s, e, op, bytes, key, host.cpu, args);
+    let mut job = job(run, s, e, op, bytes, key, host.cpu, args);
     job.library = relinked.library.clone();
     job.iterations = iters;
     job.warmups = warmups;
@@ -417,11 +407,11 @@ mod tests {
     #[test]
     fn profile_runs_after_measure_and_in_all() {
         assert_eq!(
-            super::super::parse_phases("all").unwrap().last(),
+            crate::campaign::parse_phases("all").unwrap().last(),
             Some(&"profile")
         );
         assert_eq!(
-            super::super::parse_phases("profile,measure").unwrap(),
+            crate::campaign::parse_phases("profile,measure").unwrap(),
             ["measure", "profile"]
         );
         assert_eq!(profile_ops(Kind::Kex).len(), 1);

@@ -10,7 +10,7 @@ use serde::Serialize;
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
@@ -18,6 +18,9 @@ use std::time::{Duration, Instant};
 /// After the child is gone, how long its output pipes may stay open (a grandchild that left
 /// the process group) before we stop reading them.
 const DRAIN_S: u64 = 2;
+
+/// Default RLIMIT_AS of candidate children, MiB.
+pub const DEFAULT_MEM_LIMIT_MIB: u64 = 16 << 10;
 
 /// Bytes of stdout/stderr kept per child; the rest is counted and dropped.
 pub const OUTPUT_CAP: usize = 64 * 1024;
@@ -329,8 +332,4 @@ fn capture<R: Read + Send + 'static>(stream: Option<R>, cap: usize) -> Captured 
 /// Parses the child's JSON result; a missing or broken one is an error with context.
 pub fn parse_result<T: serde::de::DeserializeOwned>(outcome: &Outcome) -> Result<T> {
     serde_json::from_slice(&outcome.result).context("child sent no valid result")
-}
-
-pub fn scratch_for(run_root: &Path, what: &str) -> PathBuf {
-    run_root.join("scratch").join(what)
 }

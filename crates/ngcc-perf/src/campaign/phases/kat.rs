@@ -1,97 +1,20 @@
-//! The phases `build` and `kat` over the selected instances.
+//! Phase `kat`: every built instance's KAT in a sandboxed child; on anything but PASS with
+//! the guide flags, that instance is rebuilt with the harness defaults and tried again.
 
-use super::progress::Progress;
-use super::rundir::{BuildState, RunDir};
-use super::{CampaignArgs, Selected};
+use super::build::fallback;
+use super::pool;
 use crate::build::{self, KAT_PENDING};
-use crate::dataset::schema::{ArchConfig, BuildEntry};
+use crate::campaign::{CampaignArgs, Selected};
+use crate::dataset::schema::BuildEntry;
 use crate::kat::run::{KatOptions, run_kat};
-use crate::util::{sha256_file, time::utc_now_iso};
+use crate::rundir::{BuildState, RunDir};
+use crate::util::progress::Progress;
+use crate::util::sha256_file;
 use anyhow::Result;
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
-fn pool(args: &CampaignArgs) -> Result<rayon::ThreadPool> {
-    let n = args
-        .jobs
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        })
-        .max(1);
-    Ok(rayon::ThreadPoolBuilder::new().num_threads(n).build()?)
-}
-
-pub fn start(run: &RunDir) -> Result<()> {
-    let mut c = run.load_campaign()?;
-    c.started_utc.get_or_insert_with(utc_now_iso);
-    c.tool = Some(format!("ngcc-perf {}", env!("CARGO_PKG_VERSION")));
-    c.arch_config = Some(ArchConfig {
-        reference: build::flags::GUIDE_REFERENCE.into(),
-        performance: build::flags::performance_flags().into(),
-        optimized_families: vec![],
-    });
-    c.harness_additions = Some(build::flags::HARNESS_ADDITIONS.into());
-    run.save_campaign(&c)
-}
-
-pub fn finish(run: &RunDir) -> Result<()> {
-    let mut c = run.load_campaign()?;
-    c.ended_utc = Some(utc_now_iso());
-    run.save_campaign(&c)
-}
-
-pub fn build(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result<()> {
-    let state = BuildState::load(run)?;
-    let progress = Progress::new("build", selected.len() as u64);
-    let started = Instant::now();
-    let results: Vec<Result<bool>> = pool(args)?.install(|| {
-        selected
-            .par_iter()
-            .map(|s| {
-                progress.working_on(&s.key());
-                let t = Instant::now();
-                let (entry, worked) = build::build_with_fallback(run, &state, &s.cand, &s.inst)?;
-                state.put(&entry)?;
-                progress.done(&build_line(s, &entry, worked, t.elapsed()));
-                Ok(worked)
-            })
-            .collect()
-    });
-    progress.finish();
-    let mut rebuilt = 0;
-    for r in results {
-        rebuilt += usize::from(r?);
-    }
-    let snapshot = state.snapshot();
-    let failed = selected
-        .iter()
-        .filter(|s| {
-            snapshot
-                .entry(&s.key())
-                .is_none_or(|e| e.build_status.as_deref() != Some("built"))
-        })
-        .count();
-    eprintln!(
-        "build: {} instances, {rebuilt} compiled, {} cached, {failed} failed ({:.1} s)",
-        selected.len(),
-        selected.len() - rebuilt,
-        started.elapsed().as_secs_f64()
-    );
-    Ok(())
-}
-
-fn build_line(s: &Selected, e: &BuildEntry, worked: bool, took: Duration) -> String {
-    let what = match (e.build_status.as_deref(), worked) {
-        (Some("built"), false) => format!("cached ({})", e.flags),
-        (Some("built"), true) => format!("built with {} flags", e.flags),
-        _ => format!("BUILDFAIL: {}", e.build_error.as_deref().unwrap_or("?")),
-    };
-    format!("build {}: {what} ({:.1} s)", s.key(), took.as_secs_f64())
-}
-
-pub fn kat(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result<()> {
+pub fn run(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result<()> {
     let state = BuildState::load(run)?;
     let todo: Vec<&Selected> = selected
         .iter()
@@ -169,7 +92,7 @@ fn kat_with_fallback(
     if entry.kat == "PASS" || entry.flags != build::flags::FlagSet::Guide.name() {
         return Ok(entry);
     }
-    let (mut fb, _) = build::fallback(run, &s.cand, &s.inst, &entry, &entry.kat.clone())?;
+    let (mut fb, _) = fallback(run, &s.cand, &s.inst, &entry, &entry.kat.clone())?;
     if fb.build_status.as_deref() == Some("built") {
         let verdict = run_kat(run, &s.cand, &s.inst, &fb, opts)?;
         record_verdict(run, &mut fb, &verdict)?;

@@ -92,6 +92,43 @@ impl RunDir {
         self.root.join("katgen").join(cand).join(label)
     }
 
+    /// `calibrate/<cand>/<label>__<op_key>.json`
+    pub fn calibration_path(&self, cand: &str, label: &str, op_key: &str) -> PathBuf {
+        self.root
+            .join("calibrate")
+            .join(cand)
+            .join(format!("{label}__{op_key}.json"))
+    }
+
+    /// `records/<cand>/<label>__<op_key>.json`
+    pub fn record_path(&self, cand: &str, label: &str, op_key: &str) -> PathBuf {
+        self.root
+            .join("records")
+            .join(cand)
+            .join(format!("{label}__{op_key}.json"))
+    }
+
+    /// `setup/<cand>/<label>__<op_key>/`: the saved setup every trial process loads.
+    pub fn setup_dir(&self, cand: &str, label: &str, op_key: &str) -> PathBuf {
+        self.root
+            .join("setup")
+            .join(cand)
+            .join(format!("{label}__{op_key}"))
+    }
+
+    /// `profile/<cand>/<label>__<op_key>.json`
+    pub fn profile_path(&self, cand: &str, label: &str, op_key: &str) -> PathBuf {
+        self.root
+            .join("profile")
+            .join(cand)
+            .join(format!("{label}__{op_key}.json"))
+    }
+
+    /// `profile/<cand>/<label>__RELINK_FAILED.json` (run-internal, never published).
+    pub fn relink_failed_path(&self, cand: &str, label: &str) -> PathBuf {
+        self.profile_path(cand, label, "RELINK_FAILED")
+    }
+
     /// Scratch folder for one child process.
     pub fn scratch(&self, name: &str) -> Result<PathBuf> {
         let dir = self.root.join("scratch").join(name);

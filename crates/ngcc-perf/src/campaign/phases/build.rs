@@ -1,0 +1,127 @@
+//! Phase `build`: every selected instance with the guide flags, falling back per instance to
+//! the harness defaults (reference §1.6); cached by content.
+
+use super::pool;
+use crate::build::flags::FlagSet;
+use crate::build::instance::{self, Paths};
+use crate::build::{BUILDFAIL, build_instance};
+use crate::campaign::{CampaignArgs, Selected};
+use crate::candidate::{Candidate, Instance};
+use crate::dataset::schema::BuildEntry;
+use crate::rundir::{BuildState, RunDir};
+use crate::util::progress::Progress;
+use anyhow::Result;
+use rayon::prelude::*;
+use std::time::{Duration, Instant};
+
+pub fn run(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result<()> {
+    let state = BuildState::load(run)?;
+    let progress = Progress::new("build", selected.len() as u64);
+    let started = Instant::now();
+    let results: Vec<Result<bool>> = pool(args)?.install(|| {
+        selected
+            .par_iter()
+            .map(|s| {
+                progress.working_on(&s.key());
+                let t = Instant::now();
+                let (entry, worked) = build_with_fallback(run, &state, &s.cand, &s.inst)?;
+                state.put(&entry)?;
+                progress.done(&build_line(s, &entry, worked, t.elapsed()));
+                Ok(worked)
+            })
+            .collect()
+    });
+    progress.finish();
+    let mut rebuilt = 0;
+    for r in results {
+        rebuilt += usize::from(r?);
+    }
+    let snapshot = state.snapshot();
+    let failed = selected
+        .iter()
+        .filter(|s| {
+            snapshot
+                .entry(&s.key())
+                .is_none_or(|e| e.build_status.as_deref() != Some("built"))
+        })
+        .count();
+    eprintln!(
+        "build: {} instances, {rebuilt} compiled, {} cached, {failed} failed ({:.1} s)",
+        selected.len(),
+        selected.len() - rebuilt,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn build_line(s: &Selected, e: &BuildEntry, worked: bool, took: Duration) -> String {
+    let what = match (e.build_status.as_deref(), worked) {
+        (Some("built"), false) => format!("cached ({})", e.flags),
+        (Some("built"), true) => format!("built with {} flags", e.flags),
+        _ => format!("BUILDFAIL: {}", e.build_error.as_deref().unwrap_or("?")),
+    };
+    format!("build {}: {what} ({:.1} s)", s.key(), took.as_secs_f64())
+}
+
+/// Builds with the guide flags, falling back to the harness defaults when that fails.
+/// An instance that already fell back keeps its harness-default build while the guide
+/// inputs are unchanged (no pointless retry on every run).
+pub fn build_with_fallback(
+    run: &RunDir,
+    state: &BuildState,
+    cand: &Candidate,
+    inst: &Instance,
+) -> Result<(BuildEntry, bool)> {
+    let key = format!("{}/{}", cand.id, inst.label);
+    let previous = state.get(&key);
+    if let Some(prev) = previous
+        .as_ref()
+        .filter(|p| p.flags == FlagSet::HarnessDefault.name())
+    {
+        let paths = Paths::new(&run.root, &cand.id, &inst.label);
+        let guide_key = instance::plan(cand, inst, FlagSet::Guide, &paths)
+            .ok()
+            .map(|p| p.cache_key);
+        if guide_key.is_some() && prev.guide_cache_key == guide_key {
+            let (entry, worked) =
+                build_instance(run, cand, inst, FlagSet::HarnessDefault, Some(prev))?;
+            let entry = if worked {
+                keep_guide(entry, prev)
+            } else {
+                entry
+            };
+            return Ok((entry, worked));
+        }
+    }
+    let (entry, worked) = build_instance(run, cand, inst, FlagSet::Guide, previous.as_ref())?;
+    if entry.build_status.as_deref() == Some("built") {
+        return Ok((entry, worked));
+    }
+    fallback(run, cand, inst, &entry, BUILDFAIL)
+}
+
+/// Rebuilds with the harness defaults after the guide attempt ended in `guide_result`.
+pub fn fallback(
+    run: &RunDir,
+    cand: &Candidate,
+    inst: &Instance,
+    guide: &BuildEntry,
+    guide_result: &str,
+) -> Result<(BuildEntry, bool)> {
+    let (mut entry, _) = build_instance(run, cand, inst, FlagSet::HarnessDefault, None)?;
+    entry.guide_result = Some(guide_result.to_string());
+    entry.guide_cache_key = guide.cache_key.clone();
+    if entry.build_error.is_none()
+        && guide.build_error.is_some()
+        && entry.build_status.as_deref() != Some("built")
+    {
+        entry.build_error = guide.build_error.clone();
+    }
+    Ok((entry, true))
+}
+
+fn keep_guide(mut entry: BuildEntry, prev: &BuildEntry) -> BuildEntry {
+    entry.guide_result = prev.guide_result.clone();
+    entry.guide_cache_key = prev.guide_cache_key.clone();
+    entry
+}

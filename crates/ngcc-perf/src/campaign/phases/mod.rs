@@ -1,0 +1,48 @@
+//! One driver per phase over the selected instances: `build`, `kat`, `calibrate`,
+//! `measure`, `profile`. Each reads what earlier phases wrote in the run directory, writes
+//! its own files atomically and skips work already done.
+
+pub mod build;
+pub mod calibrate;
+pub mod kat;
+pub mod measure;
+pub mod profile;
+
+use super::CampaignArgs;
+use crate::build::flags;
+use crate::dataset::schema::ArchConfig;
+use crate::rundir::RunDir;
+use crate::util::time::utc_now_iso;
+use anyhow::Result;
+
+/// The thread pool of the build and KAT phases (`--jobs`, default: the number of CPUs).
+pub(crate) fn pool(args: &CampaignArgs) -> Result<rayon::ThreadPool> {
+    let n = args
+        .jobs
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+        .max(1);
+    Ok(rayon::ThreadPoolBuilder::new().num_threads(n).build()?)
+}
+
+pub fn start(run: &RunDir) -> Result<()> {
+    let mut c = run.load_campaign()?;
+    c.started_utc.get_or_insert_with(utc_now_iso);
+    c.tool = Some(format!("ngcc-perf {}", env!("CARGO_PKG_VERSION")));
+    c.arch_config = Some(ArchConfig {
+        reference: flags::GUIDE_REFERENCE.into(),
+        performance: flags::performance_flags().into(),
+        optimized_families: vec![],
+    });
+    c.harness_additions = Some(flags::HARNESS_ADDITIONS.into());
+    run.save_campaign(&c)
+}
+
+pub fn finish(run: &RunDir) -> Result<()> {
+    let mut c = run.load_campaign()?;
+    c.ended_utc = Some(utc_now_iso());
+    run.save_campaign(&c)
+}
