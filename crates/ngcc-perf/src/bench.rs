@@ -3,7 +3,7 @@
 //! Prints both and their ratio (target ≤ 1.01). A benchmark, not a test.
 
 use crate::campaign::context::{job, run_child};
-use crate::campaign::{self, CampaignArgs, Selected};
+use crate::campaign::{self, Phase, Selected, Settings};
 use crate::child::protocol::Request;
 use crate::measure::stats;
 use crate::rundir::RunDir;
@@ -59,16 +59,22 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
         family: vec!["ml-kem".into()],
     })?;
     let run_path = dir.join("run");
-    let cpu = args.cpu.unwrap_or_else(campaign::default_cpu);
-    let campaign_args = CampaignArgs {
+    let mut settings = Settings {
         only: Some(LABEL.into()),
         quick: true,
         require_pass: true,
-        cpu: Some(cpu),
         allow_unfixed_host: true,
-        ..CampaignArgs::defaults("build,kat,calibrate", vec![cands.clone()], run_path.clone())
+        ..Settings::new(
+            &[Phase::Build, Phase::Kat, Phase::Calibrate],
+            vec![cands.clone()],
+            run_path.clone(),
+        )
     };
-    campaign::run(campaign_args.clone())?;
+    if let Some(cpu) = args.cpu {
+        settings.cpu = cpu;
+    }
+    let cpu = settings.cpu;
+    campaign::execute(&settings)?;
     let run = RunDir::open(&run_path)?;
     let entry = run
         .load_build()?
@@ -101,7 +107,7 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
     let (mut harness, mut minimal) = (Vec::new(), Vec::new());
     let mut harness_cv = Vec::new();
     for round in 0..args.rounds {
-        let mut j = job(&run, &sel, &entry, "enc", 0, "enc", cpu, &campaign_args);
+        let mut j = job(&run, &sel, &entry, "enc", 0, "enc", cpu, &settings);
         j.iterations = args.iterations;
         j.warmups = warmups;
         j.counter = Some(
@@ -118,7 +124,7 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
             &format!("bench-{round}"),
             &Request::Trial(j),
             600.0,
-            &campaign_args,
+            &settings,
         )?;
         let t = out
             .trials

@@ -3,7 +3,7 @@
 //! checks KATs, calibrates and measures with a short budget, publishes, and renders the
 //! pages. Resumable: a second run reuses what the first one finished.
 
-use crate::campaign::{self, CampaignArgs};
+use crate::campaign::{self, Phase, Settings};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -59,19 +59,19 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         None => println!("demo: no samples/iccs folder here; measuring PQClean ML-KEM only"),
     }
     let run_dir = out.join("run");
-    let campaign_args = CampaignArgs {
+    let settings = Settings {
         quick: true,
-        trial_target: args.trial_target,
-        op_budget: args.op_budget,
+        trial_target_s: args.trial_target,
+        op_budget_s: args.op_budget,
         allow_unfixed_host: true,
-        ..CampaignArgs::defaults("all", dirs, run_dir.clone())
+        ..Settings::new(&Phase::ALL, dirs, run_dir.clone())
     };
     println!(
         "demo: campaign (build, KAT, calibrate, measure, profile) in {}; hash KATs in --quick mode; the host is not \
          checked for fixed clocks (--allow-unfixed-host), and the data says so",
         run_dir.display()
     );
-    campaign::run(campaign_args)?;
+    campaign::execute(&settings)?;
     let dataset = out.join("dataset");
     crate::dataset::publish::run(crate::dataset::publish::PublishArgs {
         run: run_dir.clone(),

@@ -1,7 +1,7 @@
 //! What every timing child of a campaign shares: the operation job sent to the child, and
 //! running one child with the campaign's limits into an `OpOutput` plus its process facts.
 
-use super::{CampaignArgs, Selected};
+use super::{Selected, Settings};
 use crate::child::protocol::{Limits, OpJob, OpOutput, Request};
 use crate::dataset::schema::{BuildEntry, Calibration};
 use crate::rundir::RunDir;
@@ -24,11 +24,11 @@ pub fn job(
     bytes: u64,
     key: &str,
     cpu: u32,
-    args: &CampaignArgs,
+    settings: &Settings,
 ) -> OpJob {
     OpJob {
         limits: Limits {
-            address_space: Some(args.mem_limit << 20),
+            address_space: Some(settings.mem_limit_mib << 20),
             // Set per process from its wall-clock timeout (see `run_child`).
             cpu_seconds: None,
             file_size: Some(1 << 30),
@@ -55,12 +55,9 @@ pub fn run_child(
     name: &str,
     req: &Request,
     timeout_s: f64,
-    args: &CampaignArgs,
+    settings: &Settings,
 ) -> Result<(OpOutput, sandbox::Outcome)> {
-    let timeout_s = args
-        .measure_timeout
-        .map_or(timeout_s, |c| timeout_s.min(c))
-        .max(1.0);
+    let timeout_s = settings.child_timeout_s(timeout_s);
     let spec = Spec {
         workdir: run.scratch(name)?,
         timeout: Duration::from_secs_f64(timeout_s),

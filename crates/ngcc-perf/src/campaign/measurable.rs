@@ -1,7 +1,7 @@
 //! Which instances are timed, and which operations each has (reference §1.7, §1.10).
 
 use super::host_gate::{self, HostState};
-use super::{CampaignArgs, Selected};
+use super::{Phase, Selected, Settings};
 use crate::candidate::Kind;
 use crate::dataset::schema::{BuildEntry, BuildFile, Calibration, Planning};
 use crate::rundir::RunDir;
@@ -149,26 +149,25 @@ pub struct PhaseStart {
 /// skipped ones.
 pub fn gate_and_split(
     run: &RunDir,
-    phase: &str,
+    phase: Phase,
     selected: &[Selected],
-    args: &CampaignArgs,
+    settings: &Settings,
     planning: &Planning,
 ) -> anyhow::Result<PhaseStart> {
-    let cpu = args.cpu.unwrap_or_else(super::default_cpu);
     let host = host_gate::check(
         run,
-        phase,
-        cpu,
-        args.allow_unfixed_host,
+        phase.name(),
+        settings.cpu,
+        settings.allow_unfixed_host,
         planning,
-        args.shard,
+        settings.shard,
     )?;
-    let issues = match &args.kat_issues {
+    let issues = match &settings.kat_issues {
         Some(p) => load_kat_issues(p)?,
         None => Vec::new(),
     };
     let build = run.load_build()?;
-    let (todo, skipped) = split(run, &build, selected, &issues, args.shard);
+    let (todo, skipped) = split(run, &build, selected, &issues, settings.shard);
     Ok(PhaseStart {
         host,
         todo,

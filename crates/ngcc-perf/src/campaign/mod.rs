@@ -7,141 +7,43 @@ pub mod host_gate;
 pub mod measurable;
 pub mod phases;
 pub mod select;
+pub mod settings;
 
 use crate::rundir;
 use anyhow::Result;
-use clap::Args;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Phases in the order `all` runs them.
-pub const PHASES: &[&str] = &["build", "kat", "calibrate", "measure", "profile"];
-
-#[derive(Args, Debug, Clone)]
-pub struct CampaignArgs {
-    /// `all` (every phase) or a comma list of: build, kat, calibrate, measure, profile.
-    pub phases: String,
-    /// Folder(s) searched recursively for candidate.toml files (repeat for several).
-    #[arg(long, required = true)]
-    pub candidates: Vec<PathBuf>,
-    /// Run directory (created if missing; an existing one is resumed).
-    #[arg(long)]
-    pub run: PathBuf,
-    /// Only instances whose label (or `cand/label`) matches one of these comma-separated
-    /// globs, e.g. `ml-kem-*` or `ml-kem-768-clean,hqc-128-clean`.
-    #[arg(long)]
-    pub only: Option<String>,
-    /// Parallel build/KAT jobs (default: the number of CPUs).
-    #[arg(long)]
-    pub jobs: Option<usize>,
-    /// Hash KATs: skip the 2^33-bit and the million-iteration files (and say so).
-    #[arg(long)]
-    pub quick: bool,
-    /// Exit with status 1 unless every selected instance passed its KAT (for CI).
-    #[arg(long)]
-    pub require_pass: bool,
-    /// Seconds before a KAT child is killed and recorded as TIMEOUT.
-    #[arg(long, default_value_t = 900)]
-    pub kat_timeout: u64,
-    /// Benchmark CPU: every calibration and trial process is pinned to it
-    /// (default: the last online CPU, leaving CPU 0 to the system).
-    #[arg(long)]
-    pub cpu: Option<u32>,
-    /// Seconds of timed work per trial (fixed per run).
-    #[arg(long, default_value_t = 1.0)]
-    pub trial_target: f64,
-    /// Budget per operation in seconds (fixed per run): slow operations get fewer calls.
-    #[arg(long, default_value_t = 900.0)]
-    pub op_budget: f64,
-    /// Measure even though the host is not fixed (turbo, governor, SMT, no cycle counter,
-    /// VM…). The problems are recorded in campaign.json and every record.
-    #[arg(long)]
-    pub allow_unfixed_host: bool,
-    /// Measure only shard K of N (1-based), e.g. `2/3`, for parallel runs on several cores.
-    #[arg(long, value_parser = parse_shard)]
-    pub shard: Option<(u32, u32)>,
-    /// `kat_issues.csv` (`ID;Label;Action;Cause`): rows with action `exclude` are not timed.
-    #[arg(long)]
-    pub kat_issues: Option<PathBuf>,
-    /// Ceiling in seconds on every calibration and trial process (default: 6 h for a
-    /// calibration, the plan's timeout for a trial); a process past it is killed and its
-    /// record says so. Useful to bound hanging candidates in tests.
-    #[arg(long)]
-    pub measure_timeout: Option<f64>,
-    /// Address-space limit (RLIMIT_AS) in MiB of every child that runs candidate code (KAT,
-    /// calibrate, measure): runaway allocation then fails there instead of exhausting the host.
-    #[arg(long, default_value_t = crate::sandbox::DEFAULT_MEM_LIMIT_MIB)]
-    pub mem_limit: u64,
-}
-
-fn parse_shard(s: &str) -> Result<(u32, u32), String> {
-    let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 1/3")?;
-    let k: u32 = k.parse().map_err(|_| "K is not a number")?;
-    let n: u32 = n.parse().map_err(|_| "N is not a number")?;
-    if k < 1 || k > n {
-        return Err(format!("shard {k}/{n}: need 1 <= K <= N"));
-    }
-    Ok((k, n))
-}
-
-/// The default benchmark CPU: the last one this process may use.
-pub fn default_cpu() -> u32 {
-    let n = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    (n.saturating_sub(1)) as u32
-}
-
-impl CampaignArgs {
-    /// The command-line defaults, for jobs that drive a campaign from code (demo, bench).
-    pub fn defaults(phases: &str, candidates: Vec<PathBuf>, run: PathBuf) -> CampaignArgs {
-        CampaignArgs {
-            phases: phases.into(),
-            candidates,
-            run,
-            only: None,
-            jobs: None,
-            quick: false,
-            require_pass: false,
-            kat_timeout: 900,
-            cpu: None,
-            trial_target: 1.0,
-            op_budget: 900.0,
-            allow_unfixed_host: false,
-            shard: None,
-            kat_issues: None,
-            measure_timeout: None,
-            mem_limit: crate::sandbox::DEFAULT_MEM_LIMIT_MIB,
-        }
-    }
-}
-
 pub use select::Selected;
+pub use settings::{CampaignArgs, Phase, Settings};
 
+/// `ngcc-perf campaign`: the command line turned into settings once, then the campaign.
 pub fn run(args: CampaignArgs) -> Result<ExitCode> {
-    let phases = parse_phases(&args.phases)?;
+    execute(&Settings::try_from(args)?)
+}
+
+/// The phases of `s` over its candidates, in pipeline order.
+pub fn execute(settings: &Settings) -> Result<ExitCode> {
     let mut cands = Vec::new();
-    for dir in &args.candidates {
+    for dir in &settings.candidates {
         cands.extend(crate::candidate::discover::load_all(dir)?);
     }
     crate::candidate::discover::check_unique(&cands)?;
-    let selected = select::select(&cands, args.only.as_deref())?;
-    if phases.contains(&"build") {
+    let selected = select::select(&cands, settings.only.as_deref())?;
+    if settings.phases.contains(&Phase::Build) {
         select::check_sources(&selected)?;
     }
-    let run = rundir::RunDir::open(&args.run)?;
+    let run = rundir::RunDir::open(&settings.run)?;
     phases::start(&run)?;
-    for phase in phases {
+    for &phase in &settings.phases {
         match phase {
-            "build" => phases::build::run(&run, &selected, &args)?,
-            "kat" => phases::kat::run(&run, &selected, &args)?,
-            "calibrate" | "measure" => measuring_phase(&run, phase, &selected, &args)?,
-            "profile" => phases::profile::run(&run, &selected, &args)?,
-            _ => unreachable!("checked by parse_phases"),
+            Phase::Build => phases::build::run(&run, &selected, settings)?,
+            Phase::Kat => phases::kat::run(&run, &selected, settings)?,
+            Phase::Calibrate | Phase::Measure => measuring_phase(&run, phase, &selected, settings)?,
+            Phase::Profile => phases::profile::run(&run, &selected, settings)?,
         }
     }
     phases::finish(&run)?;
-    if args.require_pass {
+    if settings.require_pass {
         let build = run.load_build()?;
         let failing: Vec<String> = selected
             .iter()
@@ -160,51 +62,29 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn parse_phases(text: &str) -> Result<Vec<&'static str>> {
-    if text == "all" {
-        return Ok(PHASES.to_vec());
-    }
-    let mut out = Vec::new();
-    for name in text.split(',').map(str::trim) {
-        match PHASES.iter().find(|p| **p == name) {
-            Some(p) => out.push(*p),
-            None => {
-                return Err(crate::util::Failure::usage(format!(
-                    "unknown phase {name:?} (phases: all, {})",
-                    PHASES.join(", ")
-                )));
-            }
-        }
-    }
-    // Run in pipeline order whatever order they were given in.
-    out.sort_by_key(|p| PHASES.iter().position(|q| q == p));
-    out.dedup();
-    Ok(out)
-}
-
 fn measuring_phase(
     run: &rundir::RunDir,
-    phase: &str,
+    phase: Phase,
     selected: &[Selected],
-    args: &CampaignArgs,
+    settings: &Settings,
 ) -> Result<()> {
-    let planning = crate::measure::plan::default_planning(args.trial_target, args.op_budget);
+    let planning = settings.planning();
     let measurable::PhaseStart {
         host,
         todo,
         skipped,
-    } = measurable::gate_and_split(run, phase, selected, args, &planning)?;
+    } = measurable::gate_and_split(run, phase, selected, settings, &planning)?;
     if !skipped.is_empty() {
         let mut c = run.load_campaign()?;
         for (key, reason) in &skipped {
-            eprintln!("{phase}: skipping {key}: {reason}");
+            eprintln!("{}: skipping {key}: {reason}", phase.name());
             c.skipped
                 .insert(key.clone(), serde_json::Value::String(reason.clone()));
         }
         run.save_campaign(&c)?;
     }
     match phase {
-        "calibrate" => phases::calibrate::run(run, &todo, args, &host),
-        _ => phases::measure::run(run, &todo, args, &host, &planning),
+        Phase::Calibrate => phases::calibrate::run(run, &todo, settings, &host),
+        _ => phases::measure::run(run, &todo, settings, &host, &planning),
     }
 }

@@ -20,16 +20,6 @@ pub struct KatOptions {
     pub mem_limit_mib: u64,
 }
 
-impl Default for KatOptions {
-    fn default() -> Self {
-        KatOptions {
-            timeout: Duration::from_secs(900),
-            quick: false,
-            mem_limit_mib: sandbox::DEFAULT_MEM_LIMIT_MIB,
-        }
-    }
-}
-
 #[derive(Debug, Clone)]
 pub struct Verdict {
     pub status: String,

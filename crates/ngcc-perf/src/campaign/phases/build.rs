@@ -5,7 +5,7 @@ use super::pool;
 use crate::build::flags::FlagSet;
 use crate::build::instance::{self, Paths};
 use crate::build::{BUILDFAIL, build_instance};
-use crate::campaign::{CampaignArgs, Selected};
+use crate::campaign::{Selected, Settings};
 use crate::candidate::{Candidate, Instance};
 use crate::dataset::schema::BuildEntry;
 use crate::rundir::{BuildState, RunDir};
@@ -14,11 +14,11 @@ use anyhow::Result;
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
-pub fn run(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result<()> {
+pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<()> {
     let state = BuildState::load(run)?;
     let progress = Progress::new("build", selected.len() as u64);
     let started = Instant::now();
-    let results: Vec<Result<bool>> = pool(args)?.install(|| {
+    let results: Vec<Result<bool>> = pool(settings)?.install(|| {
         selected
             .par_iter()
             .map(|s| {

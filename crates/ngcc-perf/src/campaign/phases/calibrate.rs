@@ -4,7 +4,7 @@
 use crate::campaign::context::{exchange_calibration, job, run_child};
 use crate::campaign::host_gate::HostState;
 use crate::campaign::measurable;
-use crate::campaign::{CampaignArgs, Selected};
+use crate::campaign::{Selected, Settings};
 use crate::child::protocol::Request;
 use crate::dataset::schema::*;
 use crate::rundir::RunDir;
@@ -18,7 +18,7 @@ const CALIBRATION_TIMEOUT_S: u64 = 6 * 3600;
 pub fn run(
     run: &RunDir,
     todo: &[(Selected, BuildEntry)],
-    args: &CampaignArgs,
+    settings: &Settings,
     host: &HostState,
 ) -> Result<()> {
     let mut work = Vec::new();
@@ -38,7 +38,7 @@ pub fn run(
                     continue;
                 }
                 progress.working_on(&format!("{} {key}", s.key()));
-                let cal = calibrate_one(run, s, e, op, *bytes, key, host, args)?;
+                let cal = calibrate_one(run, s, e, op, *bytes, key, host, settings)?;
                 write_json(&path, &cal)?;
                 let what = if cal.status == "complete" {
                     format!("{:.6} s warm ({:.6} s cold)", cal.t1_s, cal.cold_s)
@@ -71,17 +71,17 @@ fn calibrate_one(
     bytes: u64,
     key: &str,
     host: &HostState,
-    args: &CampaignArgs,
+    settings: &Settings,
 ) -> Result<Calibration> {
     let dir = run.setup_dir(&s.cand.id, &s.inst.label, key);
     let _ = std::fs::remove_dir_all(&dir);
-    let req = Request::Calibrate(job(run, s, e, op, bytes, key, host.cpu, args));
+    let req = Request::Calibrate(job(run, s, e, op, bytes, key, host.cpu, settings));
     let (out, outcome) = run_child(
         run,
         &format!("cal-{}-{}-{key}", s.cand.id, s.inst.label),
         &req,
         CALIBRATION_TIMEOUT_S as f64,
-        args,
+        settings,
     )?;
     Ok(Calibration {
         status: out.status.clone(),

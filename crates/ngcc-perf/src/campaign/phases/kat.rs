@@ -4,7 +4,7 @@
 use super::build::fallback;
 use super::pool;
 use crate::build::{self, KAT_PENDING};
-use crate::campaign::{CampaignArgs, Selected};
+use crate::campaign::{Selected, Settings};
 use crate::dataset::schema::BuildEntry;
 use crate::kat::run::{KatOptions, run_kat};
 use crate::rundir::{BuildState, RunDir};
@@ -12,9 +12,9 @@ use crate::util::progress::Progress;
 use crate::util::sha256_file;
 use anyhow::Result;
 use rayon::prelude::*;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-pub fn run(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result<()> {
+pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<()> {
     let state = BuildState::load(run)?;
     let todo: Vec<&Selected> = selected
         .iter()
@@ -33,13 +33,9 @@ pub fn run(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result<(
     if missing > 0 {
         eprintln!("kat: {missing} selected instances were never built (run the build phase first)");
     }
-    let opts = KatOptions {
-        timeout: Duration::from_secs(args.kat_timeout),
-        quick: args.quick,
-        mem_limit_mib: args.mem_limit,
-    };
+    let opts = settings.kat_options();
     let progress = Progress::new("kat", todo.len() as u64);
-    let results: Vec<Result<()>> = pool(args)?.install(|| {
+    let results: Vec<Result<()>> = pool(settings)?.install(|| {
         todo.par_iter()
             .map(|s| {
                 progress.working_on(&s.key());

@@ -4,7 +4,7 @@
 use crate::campaign::context::{exchange_calibration, job, run_child};
 use crate::campaign::host_gate::HostState;
 use crate::campaign::measurable;
-use crate::campaign::{CampaignArgs, Selected};
+use crate::campaign::{Selected, Settings};
 use crate::child::protocol::Request;
 use crate::dataset::schema::*;
 use crate::measure::{plan, stats, timing};
@@ -32,7 +32,7 @@ fn was_disturbed(trials: &[Trial], scope: &str, max_hz: f64) -> bool {
 pub fn run(
     run: &RunDir,
     todo: &[(Selected, BuildEntry)],
-    args: &CampaignArgs,
+    settings: &Settings,
     host: &HostState,
     planning: &Planning,
 ) -> Result<()> {
@@ -66,7 +66,7 @@ pub fn run(
     let mut left = total_s;
     for (s, e, op, bytes, key, cal, p) in planned {
         progress.working_on(&format!("{} {key}", s.key()));
-        let record = measure_one(run, s, e, &op, bytes, &key, &cal, &p, host, args)?;
+        let record = measure_one(run, s, e, &op, bytes, &key, &cal, &p, host, settings)?;
         write_json(&run.record_path(&s.cand.id, &s.inst.label, &key), &record)?;
         left -= p.estimated_s;
         let value = match &record.stats {
@@ -110,7 +110,7 @@ fn measure_one(
     cal: &Calibration,
     p: &Plan,
     host: &HostState,
-    args: &CampaignArgs,
+    settings: &Settings,
 ) -> Result<Record> {
     let started = utc_now_iso();
     let load_start = crate::measure::host::load_average();
@@ -156,7 +156,7 @@ fn measure_one(
         for k in 0..n_proc {
             let mut attempt = 0;
             loop {
-                let mut j = job(run, s, e, op, bytes, key, host.cpu, args);
+                let mut j = job(run, s, e, op, bytes, key, host.cpu, settings);
                 j.iterations = p.iterations_per_trial;
                 j.warmups = p.warmups;
                 j.trials = per_process;
@@ -167,7 +167,7 @@ fn measure_one(
                     &name,
                     &Request::Trial(j),
                     p.timeout_per_process_s,
-                    args,
+                    settings,
                 )?;
                 let mut proc = Process {
                     status: out.status.clone(),

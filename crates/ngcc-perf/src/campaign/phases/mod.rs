@@ -8,7 +8,7 @@ pub mod kat;
 pub mod measure;
 pub mod profile;
 
-use super::CampaignArgs;
+use super::Settings;
 use crate::build::flags;
 use crate::dataset::schema::ArchConfig;
 use crate::rundir::RunDir;
@@ -16,16 +16,10 @@ use crate::util::time::utc_now_iso;
 use anyhow::Result;
 
 /// The thread pool of the build and KAT phases (`--jobs`, default: the number of CPUs).
-pub(crate) fn pool(args: &CampaignArgs) -> Result<rayon::ThreadPool> {
-    let n = args
-        .jobs
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        })
-        .max(1);
-    Ok(rayon::ThreadPoolBuilder::new().num_threads(n).build()?)
+pub(crate) fn pool(settings: &Settings) -> Result<rayon::ThreadPool> {
+    Ok(rayon::ThreadPoolBuilder::new()
+        .num_threads(settings.jobs)
+        .build()?)
 }
 
 pub fn start(run: &RunDir) -> Result<()> {

@@ -8,13 +8,13 @@
 use crate::campaign::context::job;
 use crate::campaign::host_gate::HostState;
 use crate::campaign::measurable;
-use crate::campaign::{CampaignArgs, Selected};
+use crate::campaign::{Phase, Selected, Settings};
 use crate::candidate::Kind;
 use crate::child::protocol::{KatOutput, ProfileOutput, Request};
 use crate::dataset::schema::{
     BuildEntry, Calibration, Profile, ProfileExtra, ProfileTotal, SCHEMA,
 };
-use crate::measure::plan::{self, profile_iterations, profile_timeout_s};
+use crate::measure::plan::{profile_iterations, profile_timeout_s};
 use crate::profile::relink::{self, ProfPaths, RelinkError, Relinked};
 use crate::profile::shares::{self, Overhead};
 use crate::rundir::RunDir;
@@ -44,18 +44,18 @@ struct RelinkFailed<'a> {
 }
 
 /// The phase: host check, selection (§5.4), relink, profile.
-pub fn run(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result<()> {
+pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<()> {
     // Profiling plans nothing from the trial target: keep the run's recorded planning so a
     // profile-only invocation does not trip the "same planning" guard of the host check.
     let planning = run
         .load_campaign()?
         .planning
-        .unwrap_or_else(|| plan::default_planning(args.trial_target, args.op_budget));
+        .unwrap_or_else(|| settings.planning());
     let measurable::PhaseStart {
         host,
         todo,
         skipped,
-    } = measurable::gate_and_split(run, "profile", selected, args, &planning)?;
+    } = measurable::gate_and_split(run, Phase::Profile, selected, settings, &planning)?;
     for (key, reason) in &skipped {
         eprintln!("profile: skipping {key}: {reason}");
     }
@@ -77,7 +77,7 @@ pub fn run(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result<(
     let progress = Progress::new("profile", n_ops as u64);
     for (s, e, pending) in work {
         progress.working_on(&format!("{} relink", s.key()));
-        let relinked = match relink_checked(run, &s, &e, args) {
+        let relinked = match relink_checked(run, &s, &e, settings) {
             Ok(r) => r,
             Err(err) => {
                 write_json(
@@ -112,7 +112,7 @@ pub fn run(run: &RunDir, selected: &[Selected], args: &CampaignArgs) -> Result<(
                 bytes,
                 &key,
                 &host,
-                args,
+                settings,
             )?;
             write_json(&run.profile_path(&s.cand.id, &s.inst.label, &key), &p)?;
             progress.done(&line(&p));
@@ -176,7 +176,7 @@ fn relink_checked(
     run: &RunDir,
     s: &Selected,
     e: &BuildEntry,
-    args: &CampaignArgs,
+    settings: &Settings,
 ) -> Result<(Relinked, Option<bool>), RelinkError> {
     let r = relink::relink(&run.root, &s.cand, &s.inst, e)?;
     let timed_dir = run.katgen_dir(&s.cand.id, &s.inst.label);
@@ -198,16 +198,15 @@ fn relink_checked(
     let fail = |reason: String, stderr: String| RelinkError { reason, stderr };
     std::fs::create_dir_all(&out_dir).map_err(|x| fail(format!("{x}"), String::new()))?;
     let opts = crate::kat::run::KatOptions {
-        timeout: std::time::Duration::from_secs(args.kat_timeout),
         quick: true,
-        mem_limit_mib: args.mem_limit,
+        ..settings.kat_options()
     };
     let job = crate::kat::run::kat_job(&s.cand, &s.inst, r.library.clone(), out_dir.clone(), &opts);
     let spec = Spec {
         workdir: run
             .scratch(&format!("profkat-{}-{}", s.cand.id, s.inst.label))
             .map_err(|x| fail(format!("{x:#}"), String::new()))?,
-        timeout: Duration::from_secs(args.kat_timeout),
+        timeout: settings.kat_timeout,
     };
     let outcome = sandbox::run(&spec, &Request::Kat(job))
         .map_err(|x| fail(format!("{x:#}"), String::new()))?;
@@ -256,7 +255,7 @@ fn profile_one(
     bytes: u64,
     key: &str,
     host: &HostState,
-    args: &CampaignArgs,
+    settings: &Settings,
 ) -> Result<Profile> {
     let cal = read_json::<Calibration>(&run.calibration_path(&s.cand.id, &s.inst.label, key))
         .ok()
@@ -267,11 +266,13 @@ fn profile_one(
         .map_or((1.0, 0.0), |c| (c.t1_s, c.overhead_s + c.prepare_s));
     let (iters, warmups) = profile_iterations(t1);
     let timeout = profile_timeout_s(t1, setup, iters, warmups);
-    let mut job = job(run, s, e, op, bytes, key, host.cpu, args);
+    let mut job = job(run, s, e, op, bytes, key, host.cpu, settings);
     job.library = relinked.library.clone();
     job.iterations = iters;
     job.warmups = warmups;
-    let timeout = args.measure_timeout.map_or(timeout, |c| timeout.min(c));
+    let timeout = settings
+        .measure_timeout_s
+        .map_or(timeout, |c| timeout.min(c));
     let spec = Spec {
         workdir: run.scratch(&format!("prof-{}-{}-{key}", s.cand.id, s.inst.label))?,
         timeout: Duration::from_secs_f64(timeout.max(1.0)),
@@ -405,15 +406,7 @@ mod tests {
     use crate::dataset::schema::ProfileCall;
 
     #[test]
-    fn profile_runs_after_measure_and_in_all() {
-        assert_eq!(
-            crate::campaign::parse_phases("all").unwrap().last(),
-            Some(&"profile")
-        );
-        assert_eq!(
-            crate::campaign::parse_phases("profile,measure").unwrap(),
-            ["measure", "profile"]
-        );
+    fn kex_profiles_the_exchange_and_hash_nothing() {
         assert_eq!(profile_ops(Kind::Kex).len(), 1);
         assert!(profile_ops(Kind::Hash).is_empty());
     }

@@ -1,0 +1,290 @@
+//! What a campaign runs with: the clap arguments (`CampaignArgs`) are turned into `Settings`
+//! once; everything below the command line reads `Settings`. `demo`, `bench` and tests build
+//! `Settings` directly, and clap's defaults are the same constants.
+
+use crate::dataset::schema::Planning;
+use crate::kat::run::KatOptions;
+use crate::sandbox::DEFAULT_MEM_LIMIT_MIB;
+use crate::util::Failure;
+use anyhow::Result;
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Seconds before a KAT child is killed (`--kat-timeout`).
+pub const DEFAULT_KAT_TIMEOUT_S: u64 = 900;
+/// Seconds of timed work per trial (`--trial-target`).
+pub const DEFAULT_TRIAL_TARGET_S: f64 = 1.0;
+/// Budget per operation in seconds (`--op-budget`).
+pub const DEFAULT_OP_BUDGET_S: f64 = 900.0;
+
+/// A campaign phase, in pipeline order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Phase {
+    Build,
+    Kat,
+    Calibrate,
+    Measure,
+    Profile,
+}
+
+impl Phase {
+    /// Every phase, in the order `all` runs them.
+    pub const ALL: [Phase; 5] = [
+        Phase::Build,
+        Phase::Kat,
+        Phase::Calibrate,
+        Phase::Measure,
+        Phase::Profile,
+    ];
+
+    /// The name on the command line, in progress lines and in campaign.json host checks.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Build => "build",
+            Phase::Kat => "kat",
+            Phase::Calibrate => "calibrate",
+            Phase::Measure => "measure",
+            Phase::Profile => "profile",
+        }
+    }
+
+    /// `all`, or a comma list of phase names, in pipeline order whatever order they were given.
+    pub fn parse_list(text: &str) -> Result<Vec<Phase>> {
+        if text == "all" {
+            return Ok(Phase::ALL.to_vec());
+        }
+        let mut out = Vec::new();
+        for name in text.split(',').map(str::trim) {
+            match Phase::ALL.into_iter().find(|p| p.name() == name) {
+                Some(p) => out.push(p),
+                None => {
+                    let names: Vec<&str> = Phase::ALL.iter().map(|p| p.name()).collect();
+                    return Err(Failure::usage(format!(
+                        "unknown phase {name:?} (phases: all, {})",
+                        names.join(", ")
+                    )));
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CampaignArgs {
+    /// `all` (every phase) or a comma list of: build, kat, calibrate, measure, profile.
+    pub phases: String,
+    /// Folder(s) searched recursively for candidate.toml files (repeat for several).
+    #[arg(long, required = true)]
+    pub candidates: Vec<PathBuf>,
+    /// Run directory (created if missing; an existing one is resumed).
+    #[arg(long)]
+    pub run: PathBuf,
+    /// Only instances whose label (or `cand/label`) matches one of these comma-separated
+    /// globs, e.g. `ml-kem-*` or `ml-kem-768-clean,hqc-128-clean`.
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Parallel build/KAT jobs (default: the number of CPUs).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Hash KATs: skip the 2^33-bit and the million-iteration files (and say so).
+    #[arg(long)]
+    pub quick: bool,
+    /// Exit with status 1 unless every selected instance passed its KAT (for CI).
+    #[arg(long)]
+    pub require_pass: bool,
+    /// Seconds before a KAT child is killed and recorded as TIMEOUT.
+    #[arg(long, default_value_t = DEFAULT_KAT_TIMEOUT_S)]
+    pub kat_timeout: u64,
+    /// Benchmark CPU: every calibration and trial process is pinned to it
+    /// (default: the last online CPU, leaving CPU 0 to the system).
+    #[arg(long)]
+    pub cpu: Option<u32>,
+    /// Seconds of timed work per trial (fixed per run).
+    #[arg(long, default_value_t = DEFAULT_TRIAL_TARGET_S)]
+    pub trial_target: f64,
+    /// Budget per operation in seconds (fixed per run): slow operations get fewer calls.
+    #[arg(long, default_value_t = DEFAULT_OP_BUDGET_S)]
+    pub op_budget: f64,
+    /// Measure even though the host is not fixed (turbo, governor, SMT, no cycle counter,
+    /// VM…). The problems are recorded in campaign.json and every record.
+    #[arg(long)]
+    pub allow_unfixed_host: bool,
+    /// Measure only shard K of N (1-based), e.g. `2/3`, for parallel runs on several cores.
+    #[arg(long, value_parser = parse_shard)]
+    pub shard: Option<(u32, u32)>,
+    /// `kat_issues.csv` (`ID;Label;Action;Cause`): rows with action `exclude` are not timed.
+    #[arg(long)]
+    pub kat_issues: Option<PathBuf>,
+    /// Ceiling in seconds on every calibration and trial process (default: 6 h for a
+    /// calibration, the plan's timeout for a trial); a process past it is killed and its
+    /// record says so. Useful to bound hanging candidates in tests.
+    #[arg(long)]
+    pub measure_timeout: Option<f64>,
+    /// Address-space limit (RLIMIT_AS) in MiB of every child that runs candidate code (KAT,
+    /// calibrate, measure): runaway allocation then fails there instead of exhausting the host.
+    #[arg(long, default_value_t = DEFAULT_MEM_LIMIT_MIB)]
+    pub mem_limit: u64,
+}
+
+fn parse_shard(s: &str) -> Result<(u32, u32), String> {
+    let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 1/3")?;
+    let k: u32 = k.parse().map_err(|_| "K is not a number")?;
+    let n: u32 = n.parse().map_err(|_| "N is not a number")?;
+    if k < 1 || k > n {
+        return Err(format!("shard {k}/{n}: need 1 <= K <= N"));
+    }
+    Ok((k, n))
+}
+
+/// The number of CPUs this process may use.
+fn cpus() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+/// The default benchmark CPU: the last one this process may use.
+pub fn default_cpu() -> u32 {
+    (cpus().saturating_sub(1)) as u32
+}
+
+/// A campaign's settings, resolved once (defaults filled in, phases parsed).
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub phases: Vec<Phase>,
+    pub candidates: Vec<PathBuf>,
+    pub run: PathBuf,
+    pub only: Option<String>,
+    /// Parallel build/KAT jobs.
+    pub jobs: usize,
+    pub quick: bool,
+    pub require_pass: bool,
+    pub kat_timeout: Duration,
+    /// The benchmark CPU every timing child is pinned to.
+    pub cpu: u32,
+    pub trial_target_s: f64,
+    pub op_budget_s: f64,
+    pub allow_unfixed_host: bool,
+    pub shard: Option<(u32, u32)>,
+    pub kat_issues: Option<PathBuf>,
+    /// Ceiling in seconds on every calibration, trial and profile process.
+    pub measure_timeout_s: Option<f64>,
+    /// RLIMIT_AS of every child that runs candidate code, MiB.
+    pub mem_limit_mib: u64,
+}
+
+impl Settings {
+    /// The command-line defaults for `phases` over `candidates` in `run`.
+    pub fn new(phases: &[Phase], candidates: Vec<PathBuf>, run: PathBuf) -> Settings {
+        Settings {
+            phases: phases.to_vec(),
+            candidates,
+            run,
+            only: None,
+            jobs: cpus().max(1),
+            quick: false,
+            require_pass: false,
+            kat_timeout: Duration::from_secs(DEFAULT_KAT_TIMEOUT_S),
+            cpu: default_cpu(),
+            trial_target_s: DEFAULT_TRIAL_TARGET_S,
+            op_budget_s: DEFAULT_OP_BUDGET_S,
+            allow_unfixed_host: false,
+            shard: None,
+            kat_issues: None,
+            measure_timeout_s: None,
+            mem_limit_mib: DEFAULT_MEM_LIMIT_MIB,
+        }
+    }
+
+    /// The planning rule this campaign plans with (fixed per run).
+    pub fn planning(&self) -> Planning {
+        crate::measure::plan::default_planning(self.trial_target_s, self.op_budget_s)
+    }
+
+    /// How a KAT child runs (`quick` as given: the kat phase; the profile check forces it).
+    pub fn kat_options(&self) -> KatOptions {
+        KatOptions {
+            timeout: self.kat_timeout,
+            quick: self.quick,
+            mem_limit_mib: self.mem_limit_mib,
+        }
+    }
+
+    /// A child's wall-clock timeout: `timeout_s` under the `--measure-timeout` ceiling, at
+    /// least 1 s.
+    pub fn child_timeout_s(&self, timeout_s: f64) -> f64 {
+        self.measure_timeout_s
+            .map_or(timeout_s, |c| timeout_s.min(c))
+            .max(1.0)
+    }
+}
+
+impl TryFrom<CampaignArgs> for Settings {
+    type Error = anyhow::Error;
+
+    fn try_from(a: CampaignArgs) -> Result<Settings> {
+        let phases = Phase::parse_list(&a.phases)?;
+        let defaults = Settings::new(&phases, a.candidates, a.run);
+        Ok(Settings {
+            only: a.only,
+            jobs: a.jobs.unwrap_or(defaults.jobs).max(1),
+            quick: a.quick,
+            require_pass: a.require_pass,
+            kat_timeout: Duration::from_secs(a.kat_timeout),
+            cpu: a.cpu.unwrap_or(defaults.cpu),
+            trial_target_s: a.trial_target,
+            op_budget_s: a.op_budget,
+            allow_unfixed_host: a.allow_unfixed_host,
+            shard: a.shard,
+            kat_issues: a.kat_issues,
+            measure_timeout_s: a.measure_timeout,
+            mem_limit_mib: a.mem_limit,
+            ..defaults
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: CampaignArgs,
+    }
+
+    #[test]
+    fn clap_defaults_are_the_settings_defaults() {
+        let cli = Cli::parse_from(["x", "all", "--candidates", "c", "--run", "r"]);
+        let from_cli = Settings::try_from(cli.args).unwrap();
+        let direct = Settings::new(&Phase::ALL, vec!["c".into()], "r".into());
+        assert_eq!(format!("{from_cli:?}"), format!("{direct:?}"));
+    }
+
+    #[test]
+    fn phases_run_in_pipeline_order() {
+        assert_eq!(
+            Phase::parse_list("all").unwrap().last(),
+            Some(&Phase::Profile)
+        );
+        assert_eq!(
+            Phase::parse_list("profile,measure").unwrap(),
+            [Phase::Measure, Phase::Profile]
+        );
+        assert_eq!(
+            Phase::parse_list("kat, build,kat").unwrap(),
+            [Phase::Build, Phase::Kat]
+        );
+        let e = Phase::parse_list("bild").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "unknown phase \"bild\" (phases: all, build, kat, calibrate, measure, profile)"
+        );
+    }
+}
