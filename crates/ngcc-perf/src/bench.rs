@@ -3,8 +3,10 @@
 //! Prints both and their ratio (target ≤ 1.01). A benchmark, not a test.
 
 use crate::campaign::context::{job, run_child};
+use crate::campaign::measurable::OpSpec;
 use crate::campaign::{self, Phase, Selected, Settings};
-use crate::child::protocol::Request;
+use crate::child::protocol::{BenchRng, Request};
+use crate::dataset::schema::{CounterKind, KatStatus, Op};
 use crate::measure::stats;
 use crate::rundir::RunDir;
 use anyhow::{Context, Result, bail};
@@ -80,7 +82,7 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
         .load_build()?
         .entry(&format!("ml-kem/{LABEL}"))
         .context("ML-KEM-768 clean was not built")?;
-    if entry.kat != "PASS" {
+    if entry.kat != KatStatus::Pass {
         bail!("ML-KEM-768 clean did not pass its KAT ({})", entry.kat);
     }
     let cand = crate::candidate::discover::load_all(&cands)?
@@ -107,18 +109,15 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
     let (mut harness, mut minimal) = (Vec::new(), Vec::new());
     let mut harness_cv = Vec::new();
     for round in 0..args.rounds {
-        let mut j = job(&run, &sel, &entry, "enc", 0, "enc", cpu, &settings);
+        let mut j = job(&run, &sel, &entry, &OpSpec::plain(Op::Enc), cpu, &settings);
         j.iterations = args.iterations;
         j.warmups = warmups;
-        j.counter = Some(
-            if cfg!(target_arch = "aarch64") {
-                "cntvct"
-            } else {
-                "tsc"
-            }
-            .into(),
-        );
-        j.rng = Some("counter".into());
+        j.counter = Some(if cfg!(target_arch = "aarch64") {
+            CounterKind::Cntvct
+        } else {
+            CounterKind::Tsc
+        });
+        j.rng = Some(BenchRng::Counter);
         let (out, _) = run_child(
             &run,
             &format!("bench-{round}"),
@@ -162,9 +161,9 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
     println!(
         "counter: {} (forced on both sides); {} rounds × {} enc; RNG: counter pattern on both sides",
         if cfg!(target_arch = "aarch64") {
-            "cntvct"
+            CounterKind::Cntvct
         } else {
-            "tsc"
+            CounterKind::Tsc
         },
         args.rounds,
         args.iterations

@@ -4,6 +4,7 @@
 //! pages. Resumable: a second run reuses what the first one finished.
 
 use crate::campaign::{self, Phase, Settings};
+use crate::dataset::schema::CounterKind;
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -115,8 +116,8 @@ fn print_results(dataset: &Path) -> Result<()> {
             .then_with(|| natural_cmp(&a.label, &b.label))
             .then_with(|| op_rank(&op_key(a)).cmp(&op_rank(&op_key(b))))
     });
-    let counter = ds.campaign.counter.clone().unwrap_or_else(|| "none".into());
-    let unit = if counter == "perf_cycles" {
+    let counter = ds.campaign.counter.clone().unwrap_or(CounterKind::None);
+    let unit = if counter.counts_core_cycles() {
         "cycles"
     } else {
         "ticks"
@@ -153,5 +154,5 @@ fn print_results(dataset: &Path) -> Result<()> {
 }
 
 fn op_key(r: &crate::dataset::schema::Record) -> String {
-    crate::dataset::load::op_key(&r.operation, r.input_bytes)
+    r.operation.key(r.input_bytes)
 }

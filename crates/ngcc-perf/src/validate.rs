@@ -6,6 +6,7 @@
 
 use crate::dataset::catalog::{self, Catalogs};
 use crate::dataset::load::{self, Dataset, LoadedProfile, LoadedRecord};
+use crate::dataset::schema::{KatStatus, ProcessStatus, RecordStatus};
 use crate::measure::stats;
 use crate::report;
 use anyhow::Result;
@@ -203,7 +204,7 @@ fn check_build(ds: &Dataset, problems: &mut Vec<String>) -> usize {
         let status = result_re
             .captures_iter(&text)
             .last()
-            .map(|c| c[1].to_string());
+            .map(|c| KatStatus::from(&c[1]));
         match status {
             None => problems.push(format!("{log}: no `RESULT <id> <label> <status>` line")),
             Some(s) if s != entry.kat => problems.push(format!(
@@ -260,7 +261,7 @@ fn check_record(ds: &Dataset, lr: &LoadedRecord, problems: &mut Vec<String>) {
     if r.environment.is_empty() {
         problem("environment", "is missing".into());
     }
-    if r.status != "complete" {
+    if r.status != RecordStatus::Complete {
         return;
     }
     let Some(stored) = r.stats.as_ref() else {
@@ -418,7 +419,7 @@ fn check_record(ds: &Dataset, lr: &LoadedRecord, problems: &mut Vec<String>) {
 fn check_profile(lp: &LoadedProfile, problems: &mut Vec<String>) {
     let p = &lp.profile;
     let path = &lp.path;
-    if p.status != "complete" {
+    if p.status != ProcessStatus::Complete {
         return;
     }
     let Some(total) = p.total.as_ref().filter(|t| t.ticks > 0) else {

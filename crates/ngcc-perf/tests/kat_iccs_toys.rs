@@ -331,7 +331,7 @@ fn toy_candidates_exercise_every_iccs_rule() {
 
     // KEX with four passes: labels of passes beyond 3, states, both sides agree.
     let e = build_entry(&run, "toy-kex/KEX4");
-    assert_eq!(e.kat, "NOKAT", "{:?}", e.kat_detail);
+    assert_eq!(e.kat.as_str(), "NOKAT", "{:?}", e.kat_detail);
     assert!(e.kat_detail.unwrap().contains("no kat.sha256 manifest"));
     let text =
         std::fs::read_to_string(run.join("katgen/toy-kex/KEX4/KAT_KEX_TOY_KEX4.txt")).unwrap();
@@ -369,13 +369,13 @@ M4_Len M4 SS_Len SS"
     );
 
     let e = build_entry(&run, "toy-kex/KEX4-NOPASS4");
-    assert_eq!(e.kat, "CRYPTOFAIL");
+    assert_eq!(e.kat.as_str(), "CRYPTOFAIL");
     assert_eq!(
         e.kat_detail.as_deref(),
         Some("count 0: kex_generate_pass4_msg_b is missing, but kex_get_passes_num() = 4")
     );
     let e = build_entry(&run, "toy-kex/KEX4-EARLY");
-    assert_eq!(e.kat, "CRYPTOFAIL");
+    assert_eq!(e.kat.as_str(), "CRYPTOFAIL");
     assert_eq!(
         e.kat_detail.as_deref(),
         Some(
@@ -385,7 +385,7 @@ M4_Len M4 SS_Len SS"
 
     // The instance's own drng.c wins over the embedded one (reference §5.2).
     let e = build_entry(&run, "toy-kem/KEM-OWN-DRNG");
-    assert_eq!(e.kat, "NOKAT", "{:?}", e.kat_detail);
+    assert_eq!(e.kat.as_str(), "NOKAT", "{:?}", e.kat_detail);
     let srcs: Vec<&str> = e.sources.iter().map(|s| s.path.as_str()).collect();
     assert!(srcs.contains(&"toy-kem/own/drng.c"), "{srcs:?}");
     assert!(srcs.iter().all(|s| !s.ends_with("iccs/drng.c")), "{srcs:?}");
@@ -397,13 +397,13 @@ M4_Len M4 SS_Len SS"
         .unwrap();
     assert_eq!(values(&text, "Seed"), vx::KAT_SEEDS);
     let e = build_entry(&run, "toy-kem/KEM-BAD-NAME");
-    assert_eq!(e.kat, "LOADFAIL");
+    assert_eq!(e.kat.as_str(), "LOADFAIL");
     assert!(e.kat_detail.unwrap().contains("\"toy kem\""));
     let srcs: Vec<String> = e.sources.iter().map(|s| s.path.clone()).collect();
     assert!(srcs.iter().any(|s| s.ends_with("iccs/drng.c")), "{srcs:?}");
 
     let e = build_entry(&run, "toy-sig/SIG-ACCEPT-ALL");
-    assert_eq!(e.kat, "CRYPTOFAIL");
+    assert_eq!(e.kat.as_str(), "CRYPTOFAIL");
     assert_eq!(
         e.kat_detail.as_deref(),
         Some("count 0: sig_verify accepted a modified message (m[0] ^= 0x80)")
@@ -455,7 +455,7 @@ M4_Len M4 SS_Len SS"
     let run3 = dir.join("run3");
     campaign_ok("build,kat", &cands, &run3, &["--only", "toy-kex/KEX4"]);
     let e = build_entry(&run3, "toy-kex/KEX4");
-    assert_eq!(e.kat, "MISMATCH");
+    assert_eq!(e.kat.as_str(), "MISMATCH");
     assert_eq!(
         e.kat_detail.as_deref(),
         Some("KAT_KEX_TOY_KEX4.txt: kat.sha256 covers 10 records, the run wrote 3")

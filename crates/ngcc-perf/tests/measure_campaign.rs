@@ -35,7 +35,7 @@ fn toy_kem_is_measured_and_every_figure_recomputes() {
         let path = run.join(format!("records/zoo-nist/toy-ok__{op}.json"));
         let rec: Record = ngcc_perf::util::read_json(&path).unwrap();
         assert_eq!(
-            rec.status,
+            rec.status.as_str(),
             "complete",
             "{op}: {:?}",
             rec.processes.iter().map(|p| &p.stderr).collect::<Vec<_>>()

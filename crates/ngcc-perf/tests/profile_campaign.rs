@@ -43,7 +43,7 @@ fn calls_per_op(p: &Profile, pick: impl Fn(&str) -> bool) -> f64 {
 /// The stored shares, hash share and corrected shares against a recomputation from calls.
 fn check_recomputed(p: &Profile, build: &BuildEntry, run: &Path) {
     assert_eq!(p.schema, 2);
-    assert_eq!(p.status, "complete", "{}", p.stderr);
+    assert_eq!(p.status.as_str(), "complete", "{}", p.stderr);
     let total = p.total.as_ref().expect("total");
     assert!(total.operations >= 3 && total.operations <= 1000);
     assert!(total.ticks > 0);
@@ -250,7 +250,11 @@ fn an_instance_that_cannot_be_relinked_is_recorded_and_the_phase_goes_on() {
             .join("000_toy.o")
     };
     let mm = build_entry(&run, "zoo-nist/toy-mismatch");
-    std::fs::copy(obj("toy-ok", "guide"), obj("toy-mismatch", &mm.flags)).unwrap();
+    std::fs::copy(
+        obj("toy-ok", "guide"),
+        obj("toy-mismatch", mm.flags.as_str()),
+    )
+    .unwrap();
     // toy-crash-keygen is never measurable (KAT CRASH); toy-ok is profiled normally.
     let stderr = campaign_ok("profile", &cands, &run, &args);
     let relink_failed = || -> serde_json::Value {
@@ -279,7 +283,7 @@ fn an_instance_that_cannot_be_relinked_is_recorded_and_the_phase_goes_on() {
 
     // A missing object: the same outcome with its own reason; the failure file is
     // rewritten, nothing else changes.
-    std::fs::remove_file(obj("toy-mismatch", &mm.flags)).unwrap();
+    std::fs::remove_file(obj("toy-mismatch", mm.flags.as_str())).unwrap();
     assert!(campaign_ok("profile", &cands, &run, &args).contains("relink_failed"));
     let failed = relink_failed();
     assert!(

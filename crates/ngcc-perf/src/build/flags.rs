@@ -1,5 +1,7 @@
 //! Compiler flag sets (reference-harness.md §1.6, iccs-api.md §5.3).
 
+use crate::dataset::schema::FlagSetName;
+
 /// The NICCS guide's reference flags, identical for x86-64 and AArch64.
 pub const GUIDE_REFERENCE: &str = "-std=c99 -Wpedantic -Wall -Wextra -O2";
 /// What the reference harness adds to the guide flags to build shared libraries.
@@ -32,17 +34,18 @@ pub enum FlagSet {
 
 impl FlagSet {
     /// The name recorded in build.json and shown on pages.
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> FlagSetName {
         match self {
-            FlagSet::Guide => "guide",
-            FlagSet::HarnessDefault => "harness-default",
+            FlagSet::Guide => FlagSetName::Guide,
+            FlagSet::HarnessDefault => FlagSetName::HarnessDefault,
         }
     }
 
-    pub fn from_name(name: &str) -> Option<FlagSet> {
+    /// The set a recorded name compiles with; `None` for sets we do not build.
+    pub fn from_name(name: &FlagSetName) -> Option<FlagSet> {
         match name {
-            "guide" => Some(FlagSet::Guide),
-            "harness-default" => Some(FlagSet::HarnessDefault),
+            FlagSetName::Guide => Some(FlagSet::Guide),
+            FlagSetName::HarnessDefault => Some(FlagSet::HarnessDefault),
             _ => None,
         }
     }

@@ -9,17 +9,13 @@ pub mod instance;
 pub mod sources;
 
 use crate::candidate::{Candidate, Instance};
-use crate::dataset::schema::{BuildEntry, SourceFile};
+use crate::dataset::schema::{BuildEntry, BuildStatus, KatStatus, SourceFile};
 use crate::rundir::RunDir;
 use crate::util::sha256_file;
 use anyhow::Result;
 use flags::FlagSet;
 use instance::Paths;
 use std::path::Path;
-
-/// KAT status of an instance that was built but not yet KAT-tested.
-pub const KAT_PENDING: &str = "PENDING";
-pub const BUILDFAIL: &str = "BUILDFAIL";
 
 /// Builds one instance with `flag_set` unless the same inputs already produced the library
 /// on disk. Returns the new entry (the previous one when cached) and whether work was done.
@@ -36,8 +32,8 @@ pub fn build_instance(
         label: inst.label.clone(),
         instance: inst.label.clone(),
         variant: "reference".into(),
-        flags: flag_set.name().into(),
-        kat: BUILDFAIL.into(),
+        flags: flag_set.name(),
+        kat: KatStatus::BuildFail,
         compiler: Some(compiler::version_line()),
         build_log: Some(run.rel(&paths.log)),
         kind: Some(cand.kind.as_str().into()),
@@ -48,7 +44,7 @@ pub fn build_instance(
     let plan = match instance::plan(cand, inst, flag_set, &paths) {
         Ok(p) => p,
         Err(e) => {
-            entry.build_status = Some("failed".into());
+            entry.build_status = Some(BuildStatus::Failed);
             entry.build_error = Some(format!("{e:#}"));
             return Ok((entry, true));
         }
@@ -56,7 +52,7 @@ pub fn build_instance(
     if let Some(prev) = previous
         && prev.cache_key.as_deref() == Some(plan.cache_key.as_str())
         && prev.flags == flag_set.name()
-        && prev.build_status.as_deref() == Some("built")
+        && prev.is_built()
         && paths.library.is_file()
         && prev.library_sha256.as_deref() == sha256_file(&paths.library).ok().as_deref()
     {
@@ -83,13 +79,13 @@ pub fn build_instance(
     // Generated sources exist only now; list them too.
     entry.sources = list_sources()?;
     if built.ok {
-        entry.build_status = Some("built".into());
-        entry.kat = KAT_PENDING.into();
+        entry.build_status = Some(BuildStatus::Built);
+        entry.kat = KatStatus::Pending;
         entry.library = Some(run.rel(&paths.library));
         entry.library_sha256 = Some(sha256_file(&paths.library)?);
         entry.elf_load_bytes = elf::load_bytes(&paths.library).ok();
     } else {
-        entry.build_status = Some("failed".into());
+        entry.build_status = Some(BuildStatus::Failed);
         entry.build_error = built.error;
         let _ = std::fs::remove_file(&paths.library);
     }

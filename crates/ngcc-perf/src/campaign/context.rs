@@ -1,9 +1,10 @@
 //! What every timing child of a campaign shares: the operation job sent to the child, and
 //! running one child with the campaign's limits into an `OpOutput` plus its process facts.
 
+use super::measurable::OpSpec;
 use super::{Selected, Settings};
 use crate::child::protocol::{Limits, OpJob, OpOutput, Request};
-use crate::dataset::schema::{BuildEntry, Calibration};
+use crate::dataset::schema::{BuildEntry, Calibration, ProcessStatus};
 use crate::rundir::RunDir;
 use crate::sandbox::{self, Exit, Spec};
 use crate::util::read_json;
@@ -15,14 +16,11 @@ pub fn exchange_calibration(run: &RunDir, s: &Selected) -> Option<Calibration> {
     read_json(&run.calibration_path(&s.cand.id, &s.inst.label, "exchange")).ok()
 }
 
-#[allow(clippy::too_many_arguments)]
 pub fn job(
     run: &RunDir,
     s: &Selected,
     e: &BuildEntry,
-    op: &str,
-    bytes: u64,
-    key: &str,
+    spec: &OpSpec,
     cpu: u32,
     settings: &Settings,
 ) -> OpJob {
@@ -37,9 +35,9 @@ pub fn job(
         library: run.path(e.library.as_deref().unwrap_or_default()),
         kind: s.cand.kind,
         api: s.cand.api,
-        op: op.into(),
-        input_bytes: bytes,
-        setup_dir: run.setup_dir(&s.cand.id, &s.inst.label, key),
+        op: spec.op.clone(),
+        input_bytes: spec.input_bytes,
+        setup_dir: run.setup_dir(&s.cand.id, &s.inst.label, &spec.key()),
         seed_tweak: 0,
         iterations: 1,
         warmups: 0,
@@ -71,7 +69,7 @@ pub fn run_child(
     let outcome = sandbox::run(&spec, &req)?;
     let out = match (&outcome.exit, sandbox::parse_result::<OpOutput>(&outcome)) {
         (Exit::Timeout, _) => OpOutput {
-            status: "hard_timeout".into(),
+            status: ProcessStatus::HardTimeout,
             error: Some(format!(
                 "killed after {} s",
                 (timeout_s * 10.0).round() / 10.0
@@ -81,7 +79,7 @@ pub fn run_child(
         },
         (_, Ok(o)) => o,
         (_, Err(_)) => OpOutput {
-            status: "failed".into(),
+            status: ProcessStatus::Failed,
             error: Some(format!(
                 "crashed: {}",
                 outcome.failure_text().unwrap_or_else(|| "no result".into())

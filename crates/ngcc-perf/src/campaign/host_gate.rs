@@ -1,6 +1,6 @@
 //! The host check before measuring phases, and what it leaves in campaign.json.
 
-use crate::dataset::schema::{Env, HostCheck, Planning};
+use crate::dataset::schema::{CounterKind, Env, HostCheck, Planning};
 use crate::measure::host;
 use crate::rundir::RunDir;
 use crate::util::time::utc_now_iso;
@@ -13,7 +13,7 @@ pub struct HostState {
     pub problems: Vec<String>,
     pub allow_unfixed: bool,
     pub environment: Env,
-    pub counter: String,
+    pub counter: CounterKind,
     pub counter_hz: Option<f64>,
 }
 
@@ -44,11 +44,12 @@ pub fn check(
         ));
     }
     let environment = host::environment(cpu);
-    let counter = environment
-        .get("counter")
-        .and_then(|v| v.as_str())
-        .unwrap_or("none")
-        .to_string();
+    let counter = CounterKind::from(
+        environment
+            .get("counter")
+            .and_then(|v| v.as_str())
+            .unwrap_or(CounterKind::None.as_str()),
+    );
     let counter_hz = environment.get("counter_hz").and_then(|v| v.as_f64());
     let mut c = run.load_campaign()?;
     if let Some(old) = &c.planning

@@ -3,17 +3,19 @@
 use super::host_gate::{self, HostState};
 use super::{Phase, Selected, Settings};
 use crate::candidate::Kind;
-use crate::dataset::schema::{BuildEntry, BuildFile, Calibration, Planning};
+use crate::dataset::schema::{
+    BuildEntry, BuildFile, Calibration, KatStatus, Op, Planning, ProcessStatus,
+};
 use crate::rundir::RunDir;
 
 /// KAT statuses that are timed anyway, flagged `kat_not_passed` (reference §1.6).
-pub const TIMED_WITHOUT_PASS: &[&str] = &[
-    "MISMATCH",
-    "NOKAT",
-    "PARTIAL",
-    "CRYPTOFAIL",
-    "TIMEOUT",
-    "OVERFLOW",
+pub const TIMED_WITHOUT_PASS: &[KatStatus] = &[
+    KatStatus::Mismatch,
+    KatStatus::NoKat,
+    KatStatus::Partial,
+    KatStatus::CryptoFail,
+    KatStatus::Timeout,
+    KatStatus::Overflow,
 ];
 /// The guide's hash message lengths S1..S8.
 pub const HASH_SIZES: &[u64] = &[32, 128, 512, 1024, 4096, 8192, 16384, 65536];
@@ -71,16 +73,16 @@ pub fn measurable(
     {
         return Err(format!("excluded by kat_issues.csv: {}", i.cause));
     }
-    if e.build_status.as_deref() != Some("built") || e.kat == crate::build::BUILDFAIL {
+    if !e.is_built() || e.kat == KatStatus::BuildFail {
         return Err(format!(
             "build failed: {}",
             e.build_error.as_deref().unwrap_or("see the build log")
         ));
     }
-    if e.kat == crate::build::KAT_PENDING {
+    if e.kat == KatStatus::Pending {
         return Err("KAT not run yet (run the kat phase)".into());
     }
-    if e.kat != "PASS" && !TIMED_WITHOUT_PASS.contains(&e.kat.as_str()) {
+    if e.kat != KatStatus::Pass && !TIMED_WITHOUT_PASS.contains(&e.kat) {
         return Err(format!("KAT status {} is never timed", e.kat));
     }
     let lib = e.library.as_deref().map(|l| run.path(l));
@@ -90,23 +92,40 @@ pub fn measurable(
     Ok(e.clone())
 }
 
-/// (op, input_bytes, op_key) for an instance; KEX steps need the exchange calibration.
-pub fn operations(kind: Kind, exchange: Option<&Calibration>) -> Vec<(String, u64, String)> {
-    let plain = |ops: &[&str]| {
-        ops.iter()
-            .map(|o| (o.to_string(), 0, o.to_string()))
-            .collect()
-    };
+/// One operation of an instance to time: the operation and its input length.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpSpec {
+    pub op: Op,
+    pub input_bytes: u64,
+}
+
+impl OpSpec {
+    pub fn plain(op: Op) -> OpSpec {
+        OpSpec { op, input_bytes: 0 }
+    }
+
+    /// `keygen`, `hash_1024`, `pass2`: names its calibration, setup, record and profile.
+    pub fn key(&self) -> String {
+        self.op.key(self.input_bytes)
+    }
+}
+
+/// The operations of an instance; KEX steps need the exchange calibration.
+pub fn operations(kind: Kind, exchange: Option<&Calibration>) -> Vec<OpSpec> {
+    let plain = |ops: &[Op]| ops.iter().cloned().map(OpSpec::plain).collect();
     match kind {
-        Kind::Kem => plain(&["keygen", "enc", "dec"]),
-        Kind::Sig => plain(&["keygen", "sign", "verify"]),
+        Kind::Kem => plain(&[Op::Keygen, Op::Enc, Op::Dec]),
+        Kind::Sig => plain(&[Op::Keygen, Op::Sign, Op::Verify]),
         Kind::Hash => HASH_SIZES
             .iter()
-            .map(|&b| ("hash".to_string(), b, format!("hash_{b}")))
+            .map(|&b| OpSpec {
+                op: Op::Hash,
+                input_bytes: b,
+            })
             .collect(),
         Kind::Kex => {
-            let mut ops = vec!["exchange".to_string()];
-            if let Some(c) = exchange.filter(|c| c.status == "complete") {
+            let mut ops = vec![Op::Exchange];
+            if let Some(c) = exchange.filter(|c| c.status == ProcessStatus::Complete) {
                 let num = |k: &str| {
                     c.meta
                         .get(k)
@@ -115,13 +134,13 @@ pub fn operations(kind: Kind, exchange: Option<&Calibration>) -> Vec<(String, u6
                         .unwrap_or(0)
                 };
                 let passes = num("kex_passes").min(num("kex_passes_run"));
-                ops.push("init_a".into());
-                ops.push("init_b".into());
-                ops.extend((1..=passes).map(|k| format!("pass{k}")));
-                ops.push("derive_a".into());
-                ops.push("derive_b".into());
+                ops.push(Op::InitA);
+                ops.push(Op::InitB);
+                ops.extend((1..=passes).map(|k| Op::from(format!("pass{k}").as_str())));
+                ops.push(Op::DeriveA);
+                ops.push(Op::DeriveB);
             }
-            ops.into_iter().map(|o| (o.clone(), 0, o)).collect()
+            ops.into_iter().map(OpSpec::plain).collect()
         }
     }
 }
@@ -212,14 +231,14 @@ mod tests {
     #[test]
     fn kex_steps_follow_the_exchange() {
         let mut c = Calibration {
-            status: "complete".into(),
+            status: ProcessStatus::Complete,
             ..Calibration::default()
         };
         c.meta.insert("kex_passes".into(), "2".into());
         c.meta.insert("kex_passes_run".into(), "2".into());
         let ops: Vec<String> = operations(Kind::Kex, Some(&c))
-            .into_iter()
-            .map(|o| o.2)
+            .iter()
+            .map(OpSpec::key)
             .collect();
         assert_eq!(
             ops,
@@ -228,6 +247,6 @@ mod tests {
             ]
         );
         assert_eq!(operations(Kind::Kex, None).len(), 1);
-        assert_eq!(operations(Kind::Hash, None)[7].2, "hash_65536");
+        assert_eq!(operations(Kind::Hash, None)[7].key(), "hash_65536");
     }
 }

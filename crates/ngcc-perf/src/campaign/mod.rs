@@ -9,6 +9,7 @@ pub mod phases;
 pub mod select;
 pub mod settings;
 
+use crate::dataset::schema::KatStatus;
 use crate::rundir;
 use anyhow::Result;
 use std::process::ExitCode;
@@ -47,7 +48,11 @@ pub fn execute(settings: &Settings) -> Result<ExitCode> {
         let build = run.load_build()?;
         let failing: Vec<String> = selected
             .iter()
-            .filter(|s| build.entry(&s.key()).is_none_or(|e| e.kat != "PASS"))
+            .filter(|s| {
+                build
+                    .entry(&s.key())
+                    .is_none_or(|e| e.kat != KatStatus::Pass)
+            })
             .map(Selected::key)
             .collect();
         if !failing.is_empty() {

@@ -2,6 +2,7 @@
 //!
 //! Paths may use `${PQCLEAN}` (the PQClean tree cargo fetched) so manifests stay portable.
 
+use crate::dataset::schema::KatRng;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -113,7 +114,7 @@ pub struct KatSpec {
     pub sha256: Option<String>,
     /// NIST: `nist` (AES-256 CTR_DRBG) or `hqc` (SHAKE-256 PRNG).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rng: Option<String>,
+    pub rng: Option<KatRng>,
 }
 
 impl Candidate {
@@ -183,10 +184,7 @@ impl Candidate {
                     inst.label
                 );
             }
-            if let Some(rng) = inst.kat.as_ref().and_then(|k| k.rng.as_deref())
-                && rng != "nist"
-                && rng != "hqc"
-            {
+            if let Some(KatRng::Other(rng)) = inst.kat.as_ref().and_then(|k| k.rng.as_ref()) {
                 bail!(
                     "instance {}: kat.rng must be \"nist\" or \"hqc\", not {rng:?}",
                     inst.label
@@ -224,10 +222,10 @@ impl Candidate {
 }
 
 impl Instance {
-    pub fn kat_rng(&self) -> &str {
+    pub fn kat_rng(&self) -> KatRng {
         self.kat
             .as_ref()
-            .and_then(|k| k.rng.as_deref())
-            .unwrap_or("nist")
+            .and_then(|k| k.rng.clone())
+            .unwrap_or(KatRng::Nist)
     }
 }

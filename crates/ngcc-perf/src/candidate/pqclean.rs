@@ -1,5 +1,6 @@
 //! Reading a PQClean tree: schemes, implementations, META.yml digests, common sources.
 
+use crate::dataset::schema::KatRng;
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -14,7 +15,7 @@ pub struct PqcImpl {
     pub rel_dir: String,
     pub namespace: String,
     pub nistkat_sha256: String,
-    pub nistkat_rng: String,
+    pub nistkat_rng: KatRng,
     pub required_flags: Vec<String>,
     /// Files of `common/` (relative to the tree) this implementation needs.
     pub common_sources: Vec<String>,
@@ -96,14 +97,14 @@ pub fn scan(tree: &Path) -> Result<Vec<PqcImpl>> {
 #[derive(Debug, Default)]
 struct Meta {
     nistkat_sha256: String,
-    nistkat_rng: String,
+    nistkat_rng: KatRng,
     flags: Vec<(String, Vec<String>)>,
 }
 
 impl Meta {
     fn parse(text: &str) -> Result<Meta> {
         let mut meta = Meta {
-            nistkat_rng: "nist".into(),
+            nistkat_rng: KatRng::Nist,
             ..Meta::default()
         };
         let mut in_flags = false;
@@ -112,7 +113,7 @@ impl Meta {
             if let Some(v) = t.strip_prefix("nistkat-sha256:") {
                 meta.nistkat_sha256 = v.trim().to_string();
             } else if let Some(v) = t.strip_prefix("nistkat-rng:") {
-                meta.nistkat_rng = v.trim().to_string();
+                meta.nistkat_rng = KatRng::from(v.trim());
             } else if let Some(v) = t.strip_prefix("- name:") {
                 meta.flags.push((v.trim().to_string(), Vec::new()));
                 in_flags = false;
@@ -252,7 +253,7 @@ mod tests {
         assert_eq!(m.flags_of("avx2"), vec!["aes", "avx2"]);
         assert!(m.flags_of("clean").is_empty());
         assert_eq!(m.flags_of("aarch64"), vec!["asimd"]);
-        assert_eq!(m.nistkat_rng, "nist");
+        assert_eq!(m.nistkat_rng, KatRng::Nist);
     }
 
     #[test]

@@ -3,24 +3,25 @@
 
 use super::guard::Guarded;
 use super::library::Lib;
+use crate::dataset::schema::KatStatus;
 use std::ffi::c_int;
 use std::time::Instant;
 
 /// `(status, detail)` that ends the KAT.
-pub type Fail = (String, String);
+pub type Fail = (KatStatus, String);
 
-pub fn fail(status: &str, detail: impl Into<String>) -> Fail {
-    (status.to_string(), detail.into())
+pub fn fail(status: KatStatus, detail: impl Into<String>) -> Fail {
+    (status, detail.into())
 }
 
 /// A shim function; a missing one is a LOADFAIL.
 pub fn load<T: Copy>(lib: &Lib, name: &str) -> Result<T, Fail> {
-    lib.func(name).map_err(|e| fail("LOADFAIL", e))
+    lib.func(name).map_err(|e| fail(KatStatus::LoadFail, e))
 }
 
 /// A declared size; an unusable one is a LOADFAIL.
 pub fn size(lib: &Lib, i: usize) -> Result<usize, Fail> {
-    lib.size(i).map_err(|e| fail("LOADFAIL", e))
+    lib.size(i).map_err(|e| fail(KatStatus::LoadFail, e))
 }
 
 /// A non-zero return code is a CRYPTOFAIL: "`op` returned `rc`".
@@ -28,14 +29,14 @@ pub fn rc_ok(op: &str, rc: c_int) -> Result<(), Fail> {
     if rc == 0 {
         Ok(())
     } else {
-        Err(fail("CRYPTOFAIL", format!("{op} returned {rc}")))
+        Err(fail(KatStatus::CryptoFail, format!("{op} returned {rc}")))
     }
 }
 
 /// The canaries of every buffer `op` was given; a write outside one is an OVERFLOW.
 pub fn check_all(bufs: &[&Guarded], op: &str) -> Result<(), Fail> {
     for b in bufs {
-        b.check(op).map_err(|d| fail("OVERFLOW", d))?;
+        b.check(op).map_err(|d| fail(KatStatus::Overflow, d))?;
     }
     Ok(())
 }

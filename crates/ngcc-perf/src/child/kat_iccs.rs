@@ -10,9 +10,10 @@
 use super::guard::Guarded;
 use super::kat_common::{Fail, Timer, check_all, fail, load, rc_ok, size};
 use super::library::*;
-use super::protocol::{KatJob, KatOutput, VectorsJob, VectorsOutput};
+use super::protocol::{KatEnd, KatJob, KatOutput, VectorsJob, VectorsOutput};
 use super::{limits, rng};
 use crate::candidate::{Api, Kind};
+use crate::dataset::schema::KatStatus;
 use ngcc_iccs::hash_drbg::{self, HashDrbg};
 use std::ffi::c_int;
 use std::fmt::Write as _;
@@ -33,7 +34,7 @@ fn kex_rc_ok(op: &str, rc: c_int) -> Result<(), Fail> {
 fn returned(op: &str, what: &str, got: u64, declared: usize) -> Result<usize, Fail> {
     if got > declared as u64 {
         return Err(fail(
-            "OVERFLOW",
+            KatStatus::Overflow,
             format!("{op} returned {what} = {got}, more than the declared {declared}"),
         ));
     }
@@ -72,7 +73,7 @@ impl Text {
 
 fn write_file(job: &KatJob, out: &mut KatOutput, name: &str, text: &str) -> Result<(), Fail> {
     std::fs::write(job.out_dir.join(name), text)
-        .map_err(|e| fail("CRASH", format!("writing {name}: {e}")))?;
+        .map_err(|e| fail(KatStatus::Crash, format!("writing {name}: {e}")))?;
     out.files.push(name.to_string());
     Ok(())
 }
@@ -87,7 +88,7 @@ fn instance_name(lib: &Lib) -> Result<String, Fail> {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if !ok {
         return Err(fail(
-            "LOADFAIL",
+            KatStatus::LoadFail,
             format!("ALGORITHM_INSTANCE {name:?} is not 1-64 characters of [A-Za-z0-9_-]"),
         ));
     }
@@ -140,7 +141,7 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), Fail> {
             let passes = lib.meta.sizes.first().copied().unwrap_or(0);
             if passes == 0 || passes > MAX_PASSES {
                 return Err(fail(
-                    "CRYPTOFAIL",
+                    KatStatus::CryptoFail,
                     format!("kex_get_passes_num() = {passes} is outside 1..{MAX_PASSES}"),
                 ));
             }
@@ -173,7 +174,7 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), Fail> {
             let len = size(lib, 1)?;
             if bits == 0 || bits > 8 * 1024 || len == 0 {
                 return Err(fail(
-                    "LOADFAIL",
+                    KatStatus::LoadFail,
                     format!("digest of {bits} bits ({len} bytes) is not usable"),
                 ));
             }
@@ -225,7 +226,7 @@ fn pkc(
             .map_err(|(s, d)| (s, format!("replay of count 0: {d}")))?;
         if let Some(key) = first_difference(&rec, &again) {
             return Err(fail(
-                "MISMATCH",
+                KatStatus::Mismatch,
                 format!(
                     "nondeterministic: count 0 replayed with the same seed gave a different {key}"
                 ),
@@ -337,7 +338,7 @@ impl Kem {
         let ss2l = returned("kem_dec", "SS_Len", ss2l, self.ss)?;
         if ss2.as_slice()[..ss2l] != ss.as_slice()[..ssl] {
             return Err(fail(
-                "CRYPTOFAIL",
+                KatStatus::CryptoFail,
                 "kem_dec gave a different shared secret than kem_enc",
             ));
         }
@@ -397,7 +398,7 @@ impl Sig {
         check_all(&[&pk, &sn, &m], "sig_verify")?;
         if rc != 0 {
             return Err(fail(
-                "CRYPTOFAIL",
+                KatStatus::CryptoFail,
                 format!("sig_verify rejected the signature just made (returned {rc})"),
             ));
         }
@@ -408,7 +409,7 @@ impl Sig {
         check_all(&[&pk, &sn, &m], "sig_verify")?;
         if rc == 0 {
             return Err(fail(
-                "CRYPTOFAIL",
+                KatStatus::CryptoFail,
                 "sig_verify accepted a modified message (m[0] ^= 0x80)",
             ));
         }
@@ -511,7 +512,7 @@ impl Kex {
             // SAFETY: plain query of the shim's pass table.
             if unsafe { (self.has_pass)(k as c_int) } == 0 {
                 return Err(fail(
-                    "CRYPTOFAIL",
+                    KatStatus::CryptoFail,
                     format!(
                         "{op} is missing, but kex_get_passes_num() = {}",
                         self.passes
@@ -546,7 +547,7 @@ impl Kex {
             });
             check_all(&[&me.sk, &peer.pk, &inbuf, &me.st, &m], &op)?;
             if rc == NO_PASS {
-                return Err(fail("CRYPTOFAIL", format!("{op} is missing")));
+                return Err(fail(KatStatus::CryptoFail, format!("{op} is missing")));
             }
             kex_rc_ok(&op, rc)?;
             let st_key = format!("Pass{k}_St{side}");
@@ -568,7 +569,7 @@ impl Kex {
             if rc == 1 {
                 if k != self.passes {
                     return Err(fail(
-                        "CRYPTOFAIL",
+                        KatStatus::CryptoFail,
                         format!(
                             "{op} finished the exchange, but kex_get_passes_num() = {}",
                             self.passes
@@ -582,7 +583,7 @@ impl Kex {
         let ssb = self.derive(self.derive_b, 'b', &mut b, &mut a, last_a.as_deref(), tm)?;
         if ssa != ssb {
             return Err(fail(
-                "CRYPTOFAIL",
+                KatStatus::CryptoFail,
                 "kex_derive_ss_a and kex_derive_ss_b gave different shared secrets",
             ));
         }
@@ -640,7 +641,7 @@ impl Hash {
         check_all(&[msg, digest], "CryptHash")?;
         if rc != 0 {
             return Err(fail(
-                "CRYPTOFAIL",
+                KatStatus::CryptoFail,
                 format!("CryptHash returned {rc} for a {bits}-bit message"),
             ));
         }
@@ -697,7 +698,7 @@ impl Hash {
         self.call(&mut m, 4096, &mut digest)?;
         if digest.as_slice() != last.1 {
             return Err(fail(
-                "MISMATCH",
+                KatStatus::Mismatch,
                 "nondeterministic: CryptHash gave a different digest for the same 4096-bit message",
             ));
         }
@@ -781,12 +782,12 @@ pub fn vectors(job: &VectorsJob) -> VectorsOutput {
     limits::apply(&job.limits);
     match vectors_inner(job) {
         Ok(values) => VectorsOutput {
-            status: "ok".into(),
+            status: KatEnd::Ok,
             detail: None,
             values,
         },
         Err((status, detail)) => VectorsOutput {
-            status,
+            status: KatEnd::Failed(status),
             detail: Some(detail),
             values: Vec::new(),
         },
@@ -794,9 +795,11 @@ pub fn vectors(job: &VectorsJob) -> VectorsOutput {
 }
 
 fn vectors_inner(job: &VectorsJob) -> Result<Vec<(String, String)>, Fail> {
-    let lib = Lib::open(&job.library).map_err(|e| fail("LOADFAIL", e))?;
-    let seed = hex::decode(&job.seed).map_err(|e| fail("LOADFAIL", format!("seed: {e}")))?;
-    let msg = hex::decode(&job.message).map_err(|e| fail("LOADFAIL", format!("message: {e}")))?;
+    let lib = Lib::open(&job.library).map_err(|e| fail(KatStatus::LoadFail, e))?;
+    let seed =
+        hex::decode(&job.seed).map_err(|e| fail(KatStatus::LoadFail, format!("seed: {e}")))?;
+    let msg = hex::decode(&job.message)
+        .map_err(|e| fail(KatStatus::LoadFail, format!("message: {e}")))?;
     match job.api {
         Api::Nist => {
             let set: SetRandombytesFn = load(&lib, "ngcc_set_randombytes")?;
@@ -898,6 +901,6 @@ fn vectors_inner(job: &VectorsJob) -> Result<Vec<(String, String)>, Fail> {
                 hx("sig", &sn.as_slice()[..snl]),
             ])
         }
-        Kind::Kex | Kind::Hash => Err(fail("LOADFAIL", "vectors: only kem and sig")),
+        Kind::Kex | Kind::Hash => Err(fail(KatStatus::LoadFail, "vectors: only kem and sig")),
     }
 }

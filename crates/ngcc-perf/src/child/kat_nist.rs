@@ -7,6 +7,7 @@ use super::library::*;
 use super::protocol::{KatJob, KatOutput};
 use super::rng;
 use crate::candidate::Kind;
+use crate::dataset::schema::KatStatus;
 use std::fmt::Write as _;
 
 pub const FILE_NAME: &str = "nistkat.rsp";
@@ -103,7 +104,7 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), Fail> {
             rc_ok("crypto_kem_dec", rc)?;
             if ss.as_slice() != ss2.as_slice() {
                 return Err(fail(
-                    "CRYPTOFAIL",
+                    KatStatus::CryptoFail,
                     "decapsulation gave a different shared secret",
                 ));
             }
@@ -138,7 +139,7 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), Fail> {
             rc_ok("crypto_sign", rc)?;
             if smlen as usize > sm.len() {
                 return Err(fail(
-                    "OVERFLOW",
+                    KatStatus::Overflow,
                     format!("crypto_sign returned length {smlen} > {}", sm.len()),
                 ));
             }
@@ -154,7 +155,7 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), Fail> {
             rc_ok("crypto_sign_open", rc)?;
             if mlen1 as usize != MLEN || opened.as_slice()[..MLEN] != msg[..] {
                 return Err(fail(
-                    "CRYPTOFAIL",
+                    KatStatus::CryptoFail,
                     "crypto_sign_open did not return the message",
                 ));
             }
@@ -176,13 +177,13 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), Fail> {
             check_all(&[&sig, &m], "sign")?;
             if siglen as usize > sig_n {
                 return Err(fail(
-                    "OVERFLOW",
+                    KatStatus::Overflow,
                     format!("crypto_sign_signature returned length {siglen} > {sig_n}"),
                 ));
             }
             if rc != 0 {
                 return Err(fail(
-                    "CRYPTOFAIL",
+                    KatStatus::CryptoFail,
                     format!("detached signing failed (rc {rc}, length {siglen})"),
                 ));
             }
@@ -205,20 +206,23 @@ pub fn run(job: &KatJob, lib: &Lib, out: &mut KatOutput) -> Result<(), Fail> {
             let forged = verify_m(&mut m);
             if ok != 0 {
                 return Err(fail(
-                    "CRYPTOFAIL",
+                    KatStatus::CryptoFail,
                     format!("verify rejected an honest signature (rc {ok})"),
                 ));
             }
             if forged == 0 {
-                return Err(fail("CRYPTOFAIL", "verify accepted a modified message"));
+                return Err(fail(
+                    KatStatus::CryptoFail,
+                    "verify accepted a modified message",
+                ));
             }
         }
         Kind::Kex | Kind::Hash => {
-            return Err(fail("LOADFAIL", "the NIST API has no kex or hash"));
+            return Err(fail(KatStatus::LoadFail, "the NIST API has no kex or hash"));
         }
     }
     std::fs::write(job.out_dir.join(FILE_NAME), &text)
-        .map_err(|e| fail("CRASH", format!("writing KAT: {e}")))?;
+        .map_err(|e| fail(KatStatus::Crash, format!("writing KAT: {e}")))?;
     out.files.push(FILE_NAME.to_string());
     out.timing = timer.averages();
     out.records = 1;

@@ -6,7 +6,8 @@ use super::memory;
 use super::ops::{Runner, seed_library};
 use super::protocol::{OpJob, OpOutput};
 use crate::dataset::schema::Trial;
-use crate::measure::counter::{Counter, CounterKind, monotonic_raw_ns, overhead};
+use crate::dataset::schema::{Op, ProcessStatus, TimingScope};
+use crate::measure::counter::{Counter, monotonic_raw_ns, overhead};
 
 /// Calls of a calibration: warm single calls until this many seconds (at least 3 calls).
 const CALIBRATION_S: f64 = 0.25;
@@ -14,11 +15,7 @@ const CALIBRATION_S: f64 = 0.25;
 const SLOW_CALL_S: f64 = 5.0;
 
 fn open_counter(job: &OpJob) -> Counter {
-    let forced = job
-        .counter
-        .as_deref()
-        .and_then(CounterKind::from_label)
-        .and_then(Counter::open);
+    let forced = job.counter.as_ref().and_then(Counter::open);
     let mut c = forced.unwrap_or_else(Counter::open_best);
     c.open_instructions();
     c
@@ -38,28 +35,28 @@ fn ready<'l>(
 ) -> Result<Ready<'l>, Box<OpOutput>> {
     let counter = open_counter(job);
     let mut out = OpOutput {
-        counter: counter.kind().label().to_string(),
+        counter: counter.kind(),
         ..OpOutput::default()
     };
     let fail = |mut out: OpOutput, e: String| {
-        out.status = "failed".into();
+        out.status = ProcessStatus::Failed;
         out.error = Some(e);
         Box::new(out)
     };
-    if let Err(e) = seed_library(lib, job.api, job.seed_tweak, job.rng.as_deref()) {
+    if let Err(e) = seed_library(lib, job.api, job.seed_tweak, job.rng) {
         return Err(fail(out, e));
     }
     let op = if job.kind == crate::candidate::Kind::Hash {
-        "hash"
+        Op::Hash
     } else {
-        job.op.as_str()
+        job.op.clone()
     };
     if save {
         let _ = std::fs::create_dir_all(&job.setup_dir);
     }
     super::crash::stage(&format!("setup for {op}"));
-    let prepared = Runner::prepare(lib, job.kind, op, job.input_bytes, &job.setup_dir, save);
-    super::crash::stage(op);
+    let prepared = Runner::prepare(lib, job.kind, &op, job.input_bytes, &job.setup_dir, save);
+    super::crash::stage(&op.name());
     let runner = match prepared {
         Ok(r) => r,
         Err(e) => return Err(fail(out, e)),
@@ -90,7 +87,7 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
     let baseline = memory::rss_bytes();
     // The cold first call, then warm single calls (the reference times only the cold one).
     let time_one = |runner: &mut Runner, counter: &mut Counter| -> Result<(f64, u64), String> {
-        if runner.timing_scope() == "per_call_step" {
+        if runner.timing_scope() == TimingScope::PerCallStep {
             let (ns, ticks) = runner.call_step(counter)?;
             return Ok((ns as f64 / 1e9, ticks));
         }
@@ -106,7 +103,7 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
             out.cold_ticks = c;
         }
         Err(e) => {
-            out.status = "failed".into();
+            out.status = ProcessStatus::Failed;
             out.error = Some(format!("measured operation failed: {e}"));
             return out;
         }
@@ -120,7 +117,7 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
             match time_one(&mut runner, &mut counter) {
                 Ok(v) => warm.push(v),
                 Err(e) => {
-                    out.status = "failed".into();
+                    out.status = ProcessStatus::Failed;
                     out.error = Some(format!("warm-up operation failed: {e}"));
                     return out;
                 }
@@ -143,7 +140,7 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
         ..Trial::default()
     }];
     // Peak stack of one more call, on a painted stack (outside any timed window).
-    if runner.timing_scope() == "loop" {
+    if runner.timing_scope() == TimingScope::Loop {
         let mut err = None;
         out.stack_peak_bytes = super::stack::peak_stack_bytes(&mut || {
             if let Err(e) = runner.call() {
@@ -151,18 +148,19 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
             }
         });
         if let Some(e) = err {
-            out.status = "failed".into();
+            out.status = ProcessStatus::Failed;
             out.error = Some(format!("operation failed on the measured stack: {e}"));
             return out;
         }
     }
     if let Err(e) = runner.check_guards() {
-        out.status = "failed".into();
+        out.status = ProcessStatus::Failed;
         out.error = Some(format!("OVERFLOW: {e}"));
         return out;
     }
     out.meta = runner.meta(&out.counter, 0, baseline, memory::peak_rss_bytes(), 1);
-    out.status = "complete".into();
+    out.timing_scope = runner.timing_scope();
+    out.status = ProcessStatus::Complete;
     out
 }
 
@@ -177,18 +175,18 @@ pub fn trial(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
     };
     let baseline = memory::rss_bytes();
     for _ in 0..job.warmups {
-        let r = if runner.timing_scope() == "loop" {
+        let r = if runner.timing_scope() == TimingScope::Loop {
             runner.call()
         } else {
             runner.call_step(&mut counter).map(|_| ())
         };
         if let Err(e) = r {
-            out.status = "failed".into();
+            out.status = ProcessStatus::Failed;
             out.error = Some(format!("warm-up operation failed: {e}"));
             return out;
         }
     }
-    let per_step = runner.timing_scope() == "per_call_step";
+    let per_step = runner.timing_scope() == TimingScope::PerCallStep;
     for _ in 0..job.trials {
         let cpu0 = memory::cpu_seconds();
         let wall0 = monotonic_raw_ns();
@@ -220,6 +218,7 @@ pub fn trial(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
         }
     }
     let count = out.trials.iter().map(|t| t.measurements).sum();
+    out.timing_scope = runner.timing_scope();
     out.meta = runner.meta(
         &out.counter,
         job.warmups,
@@ -228,11 +227,10 @@ pub fn trial(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
         count,
     );
     out.status = match (out.error.is_some(), out.trials.is_empty()) {
-        (false, _) => "complete",
-        (true, false) => "partial",
-        (true, true) => "failed",
-    }
-    .into();
+        (false, _) => ProcessStatus::Complete,
+        (true, false) => ProcessStatus::Partial,
+        (true, true) => ProcessStatus::Failed,
+    };
     out
 }
 

@@ -17,9 +17,10 @@ pub mod protocol;
 pub mod rng;
 pub mod stack;
 
+use crate::dataset::schema::{KatStatus, ProcessStatus};
 use anyhow::{Context, Result};
 use clap::Args;
-use protocol::{KatOutput, Request};
+use protocol::{KatEnd, KatOutput, Request};
 use std::io::Write;
 use std::os::fd::FromRawFd;
 use std::process::ExitCode;
@@ -58,7 +59,7 @@ fn kat(job: &protocol::KatJob) -> KatOutput {
     let lib = match library::Lib::open(&job.library) {
         Ok(l) => l,
         Err(e) => {
-            out.status = "LOADFAIL".into();
+            out.status = KatEnd::Failed(KatStatus::LoadFail);
             out.detail = Some(e);
             return out;
         }
@@ -69,9 +70,9 @@ fn kat(job: &protocol::KatJob) -> KatOutput {
         crate::candidate::Api::Iccs => kat_iccs::run(job, &lib, &mut out),
     };
     match res {
-        Ok(()) => out.status = "ok".into(),
+        Ok(()) => out.status = KatEnd::Ok,
         Err((status, detail)) => {
-            out.status = status;
+            out.status = KatEnd::Failed(status);
             out.detail = Some(detail);
         }
     }
@@ -93,12 +94,12 @@ fn op_job(
     let sandbox = sandbox(&job.limits);
     crash::stage("dlopen (library constructors)");
     let lib = library::Lib::open(&job.library);
-    crash::stage(&job.op);
+    crash::stage(&job.op.name());
     let mut out = match lib {
         Ok(lib) => work(job, &lib, t_start),
         Err(e) => protocol::OpOutput {
-            status: "failed".into(),
-            error: Some(format!("LOADFAIL: {e}")),
+            status: ProcessStatus::Failed,
+            error: Some(format!("{}: {e}", KatStatus::LoadFail)),
             ..Default::default()
         },
     };

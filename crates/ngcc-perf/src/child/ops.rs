@@ -4,8 +4,10 @@
 
 use super::guard::Guarded;
 use super::library::*;
+use super::protocol::BenchRng;
 use super::rng;
 use crate::candidate::{Api, Kind};
+use crate::dataset::schema::{CounterKind, KatRng, Op, TimingScope};
 use crate::measure::counter::{Counter, monotonic_raw_ns};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -104,19 +106,15 @@ pub enum KexStep {
 }
 
 impl KexStep {
-    pub fn parse(op: &str) -> Option<KexStep> {
+    pub fn of(op: &Op) -> Option<KexStep> {
         Some(match op {
-            "exchange" => KexStep::Whole,
-            "init_a" => KexStep::InitA,
-            "init_b" => KexStep::InitB,
-            "derive_a" => KexStep::DeriveA,
-            "derive_b" => KexStep::DeriveB,
-            p => KexStep::Pass(
-                p.strip_prefix("pass")?
-                    .parse()
-                    .ok()
-                    .filter(|k| (1..=16).contains(k))?,
-            ),
+            Op::Exchange => KexStep::Whole,
+            Op::InitA => KexStep::InitA,
+            Op::InitB => KexStep::InitB,
+            Op::DeriveA => KexStep::DeriveA,
+            Op::DeriveB => KexStep::DeriveB,
+            Op::Pass(k) if (1..=16).contains(k) => KexStep::Pass(*k),
+            _ => return None,
         })
     }
 }
@@ -134,12 +132,12 @@ enum Call {
 }
 
 impl Call {
-    fn of(kind: Kind, op: &str) -> Call {
+    fn of(kind: Kind, op: &Op) -> Call {
         match (kind, op) {
-            (Kind::Kem | Kind::Sig, "keygen") => Call::Keygen,
-            (Kind::Kem, "enc") => Call::Enc,
+            (Kind::Kem | Kind::Sig, Op::Keygen) => Call::Keygen,
+            (Kind::Kem, Op::Enc) => Call::Enc,
             (Kind::Kem, _) => Call::Dec,
-            (Kind::Sig, "sign") => Call::Sign,
+            (Kind::Sig, Op::Sign) => Call::Sign,
             (Kind::Sig, _) => Call::Verify,
             (Kind::Hash, _) => Call::Hash,
             (Kind::Kex, _) => Call::Exchange,
@@ -152,7 +150,7 @@ pub struct Runner<'l> {
     lib: &'l Lib,
     fns: Fns,
     pub kind: Kind,
-    pub op: String,
+    pub op: Op,
     pub input_bytes: u64,
     pub facts: SetupFacts,
     pub kex_step: Option<KexStep>,
@@ -165,7 +163,12 @@ pub struct Runner<'l> {
 }
 
 /// Seeds the library's randomness: ICCS `ngcc_seed`, NIST a CTR_DRBG behind randombytes.
-pub fn seed_library(lib: &Lib, api: Api, tweak: u8, rng_kind: Option<&str>) -> Result<(), String> {
+pub fn seed_library(
+    lib: &Lib,
+    api: Api,
+    tweak: u8,
+    rng_kind: Option<BenchRng>,
+) -> Result<(), String> {
     let seed = perf_seed(tweak);
     match api {
         Api::Iccs => {
@@ -181,8 +184,8 @@ pub fn seed_library(lib: &Lib, api: Api, tweak: u8, rng_kind: Option<&str>) -> R
             // SAFETY: host_randombytes matches the callback type.
             unsafe { set(rng::host_randombytes) };
             match rng_kind {
-                Some("counter") => rng::install(Box::new(rng::CounterBytes(0))),
-                _ => rng::install(rng::seeded("nist", &seed)),
+                Some(BenchRng::Counter) => rng::install(Box::new(rng::CounterBytes(0))),
+                None => rng::install(rng::seeded(&KatRng::Nist, &seed)),
             }
         }
     }
@@ -195,7 +198,7 @@ impl<'l> Runner<'l> {
     pub fn prepare(
         lib: &'l Lib,
         kind: Kind,
-        op: &str,
+        op: &Op,
         input_bytes: u64,
         setup_dir: &Path,
         save: bool,
@@ -224,10 +227,10 @@ impl<'l> Runner<'l> {
         let n = lib.meta.sizes.len();
         let sizes = (0..n).map(|i| lib.size(i)).collect::<Result<Vec<_>, _>>()?;
         let valid = match kind {
-            Kind::Kem => ["keygen", "enc", "dec"].contains(&op),
-            Kind::Sig => ["keygen", "sign", "verify"].contains(&op),
-            Kind::Kex => KexStep::parse(op).is_some(),
-            Kind::Hash => op == "hash",
+            Kind::Kem => matches!(op, Op::Keygen | Op::Enc | Op::Dec),
+            Kind::Sig => matches!(op, Op::Keygen | Op::Sign | Op::Verify),
+            Kind::Kex => KexStep::of(op).is_some(),
+            Kind::Hash => *op == Op::Hash,
         };
         if !valid {
             return Err(format!(
@@ -240,10 +243,10 @@ impl<'l> Runner<'l> {
             fns,
             kind,
             call: Call::of(kind, op),
-            op: op.to_string(),
+            op: op.clone(),
             input_bytes,
             facts: SetupFacts::default(),
-            kex_step: KexStep::parse(op).filter(|_| kind == Kind::Kex),
+            kex_step: KexStep::of(op).filter(|_| kind == Kind::Kex),
             bufs: Vec::new(),
             sizes,
             sign_failures_retried: 0,
@@ -328,9 +331,9 @@ impl<'l> Runner<'l> {
 
     fn build_setup(&mut self) -> Result<(), String> {
         self.fresh_buffers();
-        match (self.kind, self.op.as_str()) {
-            (Kind::Kem, "enc") => self.keygen(),
-            (Kind::Kem, "dec") => {
+        match (self.kind, &self.op) {
+            (Kind::Kem, Op::Enc) => self.keygen(),
+            (Kind::Kem, Op::Dec) => {
                 self.keygen()?;
                 self.kem_enc()?;
                 self.kem_dec()?;
@@ -339,8 +342,8 @@ impl<'l> Runner<'l> {
                 }
                 Ok(())
             }
-            (Kind::Sig, "sign") => self.keygen(),
-            (Kind::Sig, "verify") => {
+            (Kind::Sig, Op::Sign) => self.keygen(),
+            (Kind::Sig, Op::Verify) => {
                 self.keygen()?;
                 self.honest_signature()
             }
@@ -386,7 +389,7 @@ impl<'l> Runner<'l> {
     /// Canary check over every buffer (after a trial).
     pub fn check_guards(&self) -> Result<(), String> {
         for b in &self.bufs {
-            b.check(&self.op)?;
+            b.check(&self.op.name())?;
         }
         Ok(())
     }
@@ -414,10 +417,10 @@ impl<'l> Runner<'l> {
         Ok(acc)
     }
 
-    pub fn timing_scope(&self) -> &'static str {
+    pub fn timing_scope(&self) -> TimingScope {
         match self.kex_step {
-            Some(KexStep::Whole) | None => "loop",
-            Some(_) => "per_call_step",
+            Some(KexStep::Whole) | None => TimingScope::Loop,
+            Some(_) => TimingScope::PerCallStep,
         }
     }
 
@@ -747,7 +750,7 @@ impl<'l> Runner<'l> {
     /// META of the reference driver (§2.5), values as strings, in its order.
     pub fn meta(
         &self,
-        counter: &str,
+        counter: &CounterKind,
         warmups: u64,
         baseline_rss: u64,
         peak_rss: u64,
@@ -761,7 +764,7 @@ impl<'l> Runner<'l> {
         put("id", m.id.clone());
         put("instance", m.instance.clone());
         put("variant", m.variant.clone());
-        put("operation", self.op.clone());
+        put("operation", self.op.name());
         put("input_bytes", self.input_bytes.to_string());
         put("build_flags", m.build_flags.clone());
         put("baseline_rss_bytes", baseline_rss.to_string());
@@ -802,14 +805,14 @@ impl<'l> Runner<'l> {
         put("mode", "fixed_iterations".into());
         put(
             "cpu_cycles_available",
-            if counter == "perf_cycles" {
+            if counter.counts_core_cycles() {
                 "yes"
             } else {
                 "no"
             }
             .into(),
         );
-        put("timing_scope", self.timing_scope().into());
+        put("timing_scope", self.timing_scope().to_string());
         put("warmups", warmups.to_string());
         if self.kind == Kind::Sig {
             put(
@@ -833,7 +836,7 @@ impl<'l> Runner<'l> {
             "guide_100_measurements",
             if count >= 100 { "met" } else { "not_met" }.into(),
         );
-        put("counter", counter.into());
+        put("counter", counter.to_string());
         out
     }
 }

@@ -6,6 +6,7 @@ use super::library::Lib;
 use super::ops::{Runner, seed_library};
 use super::protocol::{OpJob, ProfileOutput};
 use crate::dataset::schema::ProfileCall;
+use crate::dataset::schema::{Op, ProcessStatus};
 use crate::measure::counter::monotonic_raw_ns;
 use std::ffi::{CStr, c_char, c_int};
 
@@ -160,7 +161,7 @@ fn involuntary_switches() -> i64 {
 }
 
 fn failed(mut out: ProfileOutput, e: String) -> ProfileOutput {
-    out.status = "failed".into();
+    out.status = ProcessStatus::Failed;
     out.error = Some(e);
     out
 }
@@ -189,16 +190,16 @@ fn profile(job: &OpJob, lib: &Lib) -> ProfileOutput {
     };
     out.tick_source = prof.tick_source();
     prof.enable(false);
-    if let Err(e) = seed_library(lib, job.api, job.seed_tweak, job.rng.as_deref()) {
+    if let Err(e) = seed_library(lib, job.api, job.seed_tweak, job.rng) {
         return failed(out, e);
     }
     let op = if job.kind == crate::candidate::Kind::Hash {
-        "hash"
+        Op::Hash
     } else {
-        job.op.as_str()
+        job.op.clone()
     };
     let mut runner =
-        match Runner::prepare(lib, job.kind, op, job.input_bytes, &job.setup_dir, false) {
+        match Runner::prepare(lib, job.kind, &op, job.input_bytes, &job.setup_dir, false) {
             Ok(r) => r,
             Err(e) => return failed(out, e),
         };
@@ -247,6 +248,6 @@ fn profile(job: &OpJob, lib: &Lib) -> ProfileOutput {
     (out.calls, out.overflow_calls) = prof.read();
     out.operations = job.iterations;
     out.total_ticks = total;
-    out.status = "complete".into();
+    out.status = ProcessStatus::Complete;
     out
 }

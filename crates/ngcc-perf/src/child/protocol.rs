@@ -1,6 +1,7 @@
 //! Requests the orchestrator sends to a child and the results it gets back (fd 3, JSON).
 
 use crate::candidate::{Api, Kind};
+use crate::dataset::schema::{CounterKind, KatRng, KatStatus, Op, ProcessStatus, TimingScope};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -34,8 +35,8 @@ pub struct KatJob {
     pub library: PathBuf,
     pub kind: Kind,
     pub api: Api,
-    /// NIST flavour: `nist` or `hqc`.
-    pub rng: String,
+    /// NIST flavour of randombytes.
+    pub rng: KatRng,
     /// Where the KAT text files go.
     pub out_dir: PathBuf,
     /// ICCS: records per KAT file (10 officially).
@@ -58,11 +59,37 @@ pub struct Meta {
     pub sizes: Vec<u64>,
 }
 
-/// Outcome of a KAT job. `status` is `ok` when the files were written; otherwise the KAT
-/// status the run ended in (CRYPTOFAIL, OVERFLOW, LOADFAIL, NOKAT…).
+/// How a KAT or vectors job ended.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum KatEnd {
+    /// Every file was written (judged by the orchestrator) or every value computed.
+    Ok,
+    /// Stopped at this KAT status (CRYPTOFAIL, OVERFLOW, LOADFAIL, NOKAT…).
+    Failed(KatStatus),
+}
+
+impl std::fmt::Display for KatEnd {
+    /// `ok`, or the status.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KatEnd::Ok => f.write_str("ok"),
+            KatEnd::Failed(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+impl Default for KatEnd {
+    /// No outcome yet (as the empty status string was).
+    fn default() -> KatEnd {
+        KatEnd::Failed(KatStatus::default())
+    }
+}
+
+/// Outcome of a KAT job.
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct KatOutput {
-    pub status: String,
+    pub status: KatEnd,
     #[serde(default)]
     pub detail: Option<String>,
     #[serde(default)]
@@ -102,10 +129,10 @@ pub struct VectorsJob {
 }
 
 /// `values` are (name, uppercase hex): pk, sk, ct, ss, ss_dec for a KEM; pk, sk, sig for a
-/// signature. `status` is `ok` or the failure status.
+/// signature.
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct VectorsOutput {
-    pub status: String,
+    pub status: KatEnd,
     #[serde(default)]
     pub detail: Option<String>,
     #[serde(default)]
@@ -119,8 +146,7 @@ pub struct OpJob {
     pub library: PathBuf,
     pub kind: Kind,
     pub api: Api,
-    /// `keygen`, `enc`, `dec`, `sign`, `verify`, `hash`, `exchange`, `init_a`, `pass2`…
-    pub op: String,
+    pub op: Op,
     pub input_bytes: u64,
     /// Saved setup (key pairs, ciphertexts, signatures) shared by all processes of this op.
     pub setup_dir: PathBuf,
@@ -129,20 +155,27 @@ pub struct OpJob {
     pub iterations: u64,
     pub warmups: u64,
     pub trials: u64,
-    /// Force a counter (`tsc`, `perf_cycles`, …) instead of the best available.
+    /// Force a counter instead of the best available.
     #[serde(default)]
-    pub counter: Option<String>,
-    /// NIST randomness: `counter` (byte i = i mod 256; benchmarks of the harness itself)
-    /// instead of the CTR_DRBG.
+    pub counter: Option<CounterKind>,
+    /// NIST randomness other than the CTR_DRBG.
     #[serde(default)]
-    pub rng: Option<String>,
+    pub rng: Option<BenchRng>,
+}
+
+/// NIST randomness of a timing child instead of the CTR_DRBG.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum BenchRng {
+    /// Byte i = i mod 256 (benchmarks of the harness itself, same bytes as the C loop).
+    Counter,
 }
 
 /// What a calibrate or trial child reports.
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct OpOutput {
     /// `complete`, `partial` (some trials), `failed` (setup or operation error).
-    pub status: String,
+    pub status: ProcessStatus,
     #[serde(default)]
     pub error: Option<String>,
     /// The reference driver's META (strings).
@@ -150,7 +183,10 @@ pub struct OpOutput {
     pub meta: serde_json::Map<String, serde_json::Value>,
     #[serde(default)]
     pub trials: Vec<crate::dataset::schema::Trial>,
-    pub counter: String,
+    pub counter: CounterKind,
+    /// What the trials timed (also in META, as the reference writes it).
+    #[serde(default)]
+    pub timing_scope: TimingScope,
     /// Seconds from process start of work to ready-to-time (load library, load/build setup).
     pub ready_s: f64,
     /// Seconds the one-off setup took when it was built (not loaded) by this process.
@@ -182,7 +218,7 @@ pub struct OpOutput {
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct ProfileOutput {
     /// `complete` or `failed`.
-    pub status: String,
+    pub status: ProcessStatus,
     #[serde(default)]
     pub error: Option<String>,
     #[serde(default)]

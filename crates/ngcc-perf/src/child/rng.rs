@@ -1,6 +1,7 @@
 //! The host side of `randombytes` for NIST-API libraries: a process-wide generator chosen by
 //! the job (NIST AES-256 CTR_DRBG or HQC's SHAKE-256 PRNG), called through a C callback.
 
+use crate::dataset::schema::KatRng;
 use std::ffi::c_int;
 use std::sync::Mutex;
 
@@ -56,8 +57,8 @@ impl ByteSource for HqcPrng {
 }
 
 /// A fresh generator of the named kind seeded with 48 bytes of entropy.
-pub fn seeded(kind: &str, entropy: &[u8; 48]) -> Box<dyn ByteSource> {
-    if kind == "hqc" {
+pub fn seeded(kind: &KatRng, entropy: &[u8; 48]) -> Box<dyn ByteSource> {
+    if *kind == KatRng::Hqc {
         Box::new(HqcPrng(ngcc_iccs::hqc_prng::HqcKatRng::new(entropy, None)))
     } else {
         Box::new(NistDrbg(ngcc_iccs::ctr_drbg::NistCtrDrbg::new(

@@ -5,6 +5,7 @@ use super::catalog::{
     DOWNLOADS, EXTERNAL_SIZES, KAT_ISSUES, KEX_BANDWIDTH, SUMMARY_NOTES, SURVEY, SYSTEMS,
 };
 use super::load;
+use super::schema::Op;
 use crate::util::atomic_write;
 use anyhow::{Context, Result};
 use clap::Args;
@@ -95,23 +96,23 @@ pub fn write_catalog(dataset: &Path, out: &Path, system: Option<&str>) -> Result
         let size = |k: &str| st.sizes.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
         match (
             algorithms.get(&rec.candidate).map(|a| a.0.as_str()),
-            rec.operation.as_str(),
+            &rec.operation,
         ) {
-            (Some("kem"), "keygen") => sizes.push(format!(
+            (Some("kem"), Op::Keygen) => sizes.push(format!(
                 "{};{};{};{};;encoded",
                 rec.candidate,
                 rec.label,
                 size("pk_bytes"),
                 size("ct_bytes")
             )),
-            (Some("sign"), "keygen") => sizes.push(format!(
+            (Some("sign"), Op::Keygen) => sizes.push(format!(
                 "{};{};{};;{};encoded",
                 rec.candidate,
                 rec.label,
                 size("pk_bytes"),
                 size("signature_bytes")
             )),
-            (Some("kex"), "exchange") => kex.push(format!(
+            (Some("kex"), Op::Exchange) => kex.push(format!(
                 "{};{};{};{};{}",
                 rec.candidate,
                 rec.label,

@@ -17,7 +17,7 @@ pub struct LoadedRecord {
 impl LoadedRecord {
     /// `<op>` or `<op>_<input bytes>`.
     pub fn op_key(&self) -> String {
-        op_key(&self.record.operation, self.record.input_bytes)
+        self.record.operation.key(self.record.input_bytes)
     }
 }
 
@@ -29,15 +29,7 @@ pub struct LoadedProfile {
 
 impl LoadedProfile {
     pub fn op_key(&self) -> String {
-        op_key(&self.profile.operation, self.profile.input_bytes)
-    }
-}
-
-pub fn op_key(operation: &str, input_bytes: u64) -> String {
-    if input_bytes == 0 {
-        operation.to_string()
-    } else {
-        format!("{operation}_{input_bytes}")
+        self.profile.operation.key(self.profile.input_bytes)
     }
 }
 

@@ -7,6 +7,287 @@ use std::collections::BTreeMap;
 
 pub const SCHEMA: u32 = 2;
 
+// ---------------------------------------------------------------------------------------
+// Closed vocabularies: statuses, flag sets, counters, operations, RNGs, timing scopes.
+//
+// Each is written as the same string as before. Every enum but `Op` comes from `wire_enum!`:
+// an `Other(String)` arm keeps values this version does not know (a reference or future
+// dataset) so they round-trip byte for byte, and `Default` is the empty value, which is what
+// a missing string was before these were types.
+
+macro_rules! wire_enum {
+    ($(#[$meta:meta])* pub enum $name:ident { $($(#[$vmeta:meta])* $var:ident = $text:literal,)+ }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vmeta])* $var,)+
+            /// A value this version does not know, kept verbatim.
+            Other(String),
+        }
+
+        impl $name {
+            /// The string written in JSON (and shown in logs and pages).
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $($name::$var => $text,)+
+                    $name::Other(s) => s,
+                }
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> $name {
+                match s {
+                    $($text => $name::$var,)+
+                    other => $name::Other(other.to_string()),
+                }
+            }
+        }
+
+        impl Default for $name {
+            fn default() -> $name {
+                $name::Other(String::new())
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$name, D::Error> {
+                Ok($name::from(String::deserialize(d)?.as_str()))
+            }
+        }
+    };
+}
+
+wire_enum! {
+    /// KAT status of an instance (build.json `kat`, records `kat`, KAT log RESULT lines).
+    pub enum KatStatus {
+        Pass = "PASS",
+        Mismatch = "MISMATCH",
+        NoKat = "NOKAT",
+        Partial = "PARTIAL",
+        CryptoFail = "CRYPTOFAIL",
+        Timeout = "TIMEOUT",
+        Overflow = "OVERFLOW",
+        LoadFail = "LOADFAIL",
+        Crash = "CRASH",
+        /// The instance did not build.
+        BuildFail = "BUILDFAIL",
+        /// Built, KAT not run yet.
+        Pending = "PENDING",
+    }
+}
+
+wire_enum! {
+    /// Status of a timing record.
+    pub enum RecordStatus {
+        Complete = "complete",
+        FailedOrPartial = "failed_or_partial",
+    }
+}
+
+wire_enum! {
+    /// Status of a child process: a record's processes, calibrations, profiles, and what
+    /// calibrate/trial/profile children report.
+    pub enum ProcessStatus {
+        Complete = "complete",
+        /// Some trials, then an error.
+        Partial = "partial",
+        Failed = "failed",
+        /// Killed at its wall-clock timeout.
+        HardTimeout = "hard_timeout",
+        Missing = "missing",
+    }
+}
+
+wire_enum! {
+    /// build.json `build_status` (ours).
+    pub enum BuildStatus {
+        Built = "built",
+        /// Compile or link error.
+        Failed = "failed",
+    }
+}
+
+wire_enum! {
+    /// The flag set an instance was built with (build.json and records `flags`).
+    pub enum FlagSetName {
+        Guide = "guide",
+        HarnessDefault = "harness-default",
+        GuidePerformance = "guide-performance",
+    }
+}
+
+wire_enum! {
+    /// The counter the timing loop read (`measure::counter`). TSC and CNTVCT ticks are
+    /// reference time, not core cycles; `Other("")` is a child that died before choosing one.
+    pub enum CounterKind {
+        /// perf_event HW CPU_CYCLES, user mode only: core cycles, like the reference driver.
+        PerfCycles = "perf_cycles",
+        /// x86_64 time-stamp counter: constant-rate reference ticks, not core cycles.
+        Tsc = "tsc",
+        /// aarch64 virtual counter: constant-rate ticks (often 24–1000 MHz).
+        Cntvct = "cntvct",
+        /// No counter: cycles are recorded as 0.
+        None = "none",
+    }
+}
+
+impl CounterKind {
+    /// True when ticks are core cycles (scale with the core clock): "cycles", not "ticks".
+    pub fn counts_core_cycles(&self) -> bool {
+        *self == CounterKind::PerfCycles
+    }
+}
+
+wire_enum! {
+    /// candidate.toml `kat.rng`: the NIST flavour's randombytes behind the KAT.
+    pub enum KatRng {
+        /// AES-256 CTR_DRBG (NIST rng.c).
+        Nist = "nist",
+        /// HQC's SHAKE-256 PRNG.
+        Hqc = "hqc",
+    }
+}
+
+wire_enum! {
+    /// What a trial's seconds and cycles cover (records `timing_scope`, META `timing_scope`).
+    pub enum TimingScope {
+        /// The whole timing loop.
+        Loop = "loop",
+        /// KEX steps: only the selected step of each protocol run, summed.
+        PerCallStep = "per_call_step",
+    }
+}
+
+/// An operation of an instance (records and profiles `operation`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    Keygen,
+    Enc,
+    Dec,
+    Sign,
+    Verify,
+    Hash,
+    /// KEX: one whole protocol run.
+    Exchange,
+    InitA,
+    InitB,
+    /// KEX pass 1..=16.
+    Pass(u32),
+    DeriveA,
+    DeriveB,
+    /// An operation this version does not know, kept verbatim.
+    Other(String),
+}
+
+impl Op {
+    const NAMED: [(Op, &'static str); 11] = [
+        (Op::Keygen, "keygen"),
+        (Op::Enc, "enc"),
+        (Op::Dec, "dec"),
+        (Op::Sign, "sign"),
+        (Op::Verify, "verify"),
+        (Op::Hash, "hash"),
+        (Op::Exchange, "exchange"),
+        (Op::InitA, "init_a"),
+        (Op::InitB, "init_b"),
+        (Op::DeriveA, "derive_a"),
+        (Op::DeriveB, "derive_b"),
+    ];
+
+    /// The operation's name as written in JSON.
+    pub fn name(&self) -> String {
+        match self {
+            Op::Pass(k) => format!("pass{k}"),
+            Op::Other(s) => s.clone(),
+            op => Op::NAMED
+                .iter()
+                .find(|(o, _)| o == op)
+                .map_or_else(String::new, |(_, n)| n.to_string()),
+        }
+    }
+
+    /// The key of one measured operation: the name, plus `_<bytes>` when it has an input
+    /// length (hash): `keygen`, `pass2`, `hash_1024`. Names files and rows.
+    pub fn key(&self, input_bytes: u64) -> String {
+        if input_bytes == 0 {
+            self.name()
+        } else {
+            format!("{}_{input_bytes}", self.name())
+        }
+    }
+
+    /// The KEX protocol steps timed alone (not the whole exchange).
+    pub fn is_kex_step(&self) -> bool {
+        matches!(
+            self,
+            Op::InitA | Op::InitB | Op::Pass(_) | Op::DeriveA | Op::DeriveB
+        )
+    }
+
+    /// What a trial of this operation times: KEX steps only the step, the rest the loop.
+    pub fn timing_scope(&self) -> TimingScope {
+        if self.is_kex_step() {
+            TimingScope::PerCallStep
+        } else {
+            TimingScope::Loop
+        }
+    }
+}
+
+impl From<&str> for Op {
+    fn from(s: &str) -> Op {
+        if let Some((op, _)) = Op::NAMED.iter().find(|(_, n)| *n == s) {
+            return op.clone();
+        }
+        // Only the canonical spelling, so the name round-trips (`pass02` stays Other).
+        if let Some(k) = s
+            .strip_prefix("pass")
+            .and_then(|n| n.parse::<u32>().ok())
+            .filter(|k| (1..=16).contains(k) && format!("pass{k}") == s)
+        {
+            return Op::Pass(k);
+        }
+        Op::Other(s.to_string())
+    }
+}
+
+impl Default for Op {
+    fn default() -> Op {
+        Op::Other(String::new())
+    }
+}
+
+impl std::fmt::Display for Op {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl Serialize for Op {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Op {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Op, D::Error> {
+        Ok(Op::from(String::deserialize(d)?.as_str()))
+    }
+}
+
 /// Environment snapshot (reference-harness.md §1.5): kept as an ordered map because the
 /// reference writes strings, ints, bools and nulls and readers only look up a few keys.
 pub type Env = Map<String, Value>;
@@ -55,7 +336,7 @@ pub struct Campaign {
     pub allow_unfixed_host: bool,
     /// Counter used for cycles: `perf_cycles`, `tsc`, `cntvct`, or `none`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub counter: Option<String>,
+    pub counter: Option<CounterKind>,
     /// Instances not measured, with the reason (`<cand>/<label>` → reason).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub skipped: Map<String, Value>,
@@ -105,12 +386,11 @@ pub struct BuildEntry {
     pub label: String,
     pub instance: String,
     pub variant: String,
-    /// Flag set used: `guide`, `harness-default` or `guide-performance`.
-    pub flags: String,
-    /// KAT status: PASS, MISMATCH, NOKAT, CRYPTOFAIL, OVERFLOW, LOADFAIL, TIMEOUT, CRASH, BUILDFAIL…
-    pub kat: String,
+    pub flags: FlagSetName,
+    pub kat: KatStatus,
+    /// What the guide-flag attempt ended in, when this entry is the harness-default fallback.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub guide_result: Option<String>,
+    pub guide_result: Option<KatStatus>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub library: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -122,9 +402,8 @@ pub struct BuildEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kat_log_sha256: Option<String>,
     // --- ngcc-perf additions ---
-    /// `built`, `failed` (compile/link error) or `cached`-equivalent `built`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub build_status: Option<String>,
+    pub build_status: Option<BuildStatus>,
     /// One line saying why the build failed, for humans.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build_error: Option<String>,
@@ -159,6 +438,13 @@ pub struct BuildEntry {
 pub struct SourceFile {
     pub path: String,
     pub sha256: String,
+}
+
+impl BuildEntry {
+    /// The library was built (and its `library` fields are set).
+    pub fn is_built(&self) -> bool {
+        self.build_status == Some(BuildStatus::Built)
+    }
 }
 
 impl BuildFile {
@@ -223,7 +509,7 @@ impl Trial {
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct Process {
-    pub status: String,
+    pub status: ProcessStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     #[serde(default)]
@@ -251,16 +537,16 @@ pub struct Process {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct Record {
     pub schema: u32,
-    pub status: String,
+    pub status: RecordStatus,
     pub candidate: String,
     pub label: String,
     pub instance: String,
     pub variant: String,
-    pub flags: String,
-    pub operation: String,
+    pub flags: FlagSetName,
+    pub operation: Op,
     pub input_bytes: u64,
     pub plan: Plan,
-    pub kat: String,
+    pub kat: KatStatus,
     pub kat_not_passed: bool,
     pub disturbed_retries: u32,
     pub library: Option<String>,
@@ -300,7 +586,7 @@ pub struct RecordStats {
     pub build_flags: String,
     pub baseline_rss_bytes: u64,
     pub peak_rss_bytes: u64,
-    pub timing_scope: String,
+    pub timing_scope: TimingScope,
 }
 
 /// An insertion-ordered `name → integer` map (sizes, kex counts).
@@ -309,8 +595,7 @@ pub type BTreeMapOrdered = Map<String, Value>;
 /// Our additions to a timing record, kept in one object so reference readers ignore it.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct RecordExtra {
-    /// `perf_cycles` (user-mode core cycles), `tsc` (reference cycles), `cntvct` or `none`.
-    pub counter: String,
+    pub counter: CounterKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counter_hz: Option<f64>,
     pub host_fixed: bool,
@@ -356,9 +641,9 @@ pub struct Profile {
     pub schema: u32,
     pub candidate: String,
     pub label: String,
-    pub operation: String,
+    pub operation: Op,
     pub input_bytes: u64,
-    pub status: String,
+    pub status: ProcessStatus,
     #[serde(default)]
     pub command: Vec<String>,
     #[serde(default)]
@@ -435,7 +720,7 @@ pub struct ProfileExtra {
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct Calibration {
-    pub status: String,
+    pub status: ProcessStatus,
     #[serde(default)]
     pub error: Option<String>,
     /// Median seconds (and counter ticks) of warm single calls: what planning uses.
@@ -450,7 +735,7 @@ pub struct Calibration {
     /// Process overhead of a trial process: start, load library, load setup.
     pub overhead_s: f64,
     pub wall_s: f64,
-    pub counter: String,
+    pub counter: CounterKind,
     pub counter_overhead_ticks: u64,
     #[serde(default)]
     pub stack_peak_bytes: Option<u64>,

@@ -3,8 +3,8 @@
 use super::log::{self, LogInput};
 use super::manifest::{LineMode, Manifest, digest};
 use crate::candidate::{Api, Candidate, Instance};
-use crate::child::protocol::{KatJob, KatOutput, Limits, Request};
-use crate::dataset::schema::BuildEntry;
+use crate::child::protocol::{KatEnd, KatJob, KatOutput, Limits, Request};
+use crate::dataset::schema::{BuildEntry, KatStatus};
 use crate::rundir::RunDir;
 use crate::sandbox::{self, Exit, Spec};
 use crate::util::{atomic_write, sha256_file};
@@ -22,7 +22,7 @@ pub struct KatOptions {
 
 #[derive(Debug, Clone)]
 pub struct Verdict {
-    pub status: String,
+    pub status: KatStatus,
     pub detail: Option<String>,
     /// ALGORITHM_INSTANCE (or CRYPTO_ALGNAME) from the library's metadata.
     pub instance: Option<String>,
@@ -47,7 +47,7 @@ pub fn kat_job(
         library,
         kind: cand.kind,
         api: cand.api,
-        rng: inst.kat_rng().to_string(),
+        rng: inst.kat_rng(),
         out_dir,
         count: inst.kat_count.unwrap_or(10),
         quick: opts.quick,
@@ -73,40 +73,46 @@ pub fn run_kat(
     };
     let outcome = sandbox::run(&spec, &Request::Kat(job))?;
     let output: Option<KatOutput> = sandbox::parse_result(&outcome).ok();
-    let (mut status, mut detail) = match (&outcome.exit, &output) {
+    let (end, mut detail) = match (&outcome.exit, &output) {
         (Exit::Timeout, _) => (
-            "TIMEOUT".to_string(),
+            KatEnd::Failed(KatStatus::Timeout),
             Some(format!("no result within {} s", opts.timeout.as_secs())),
         ),
         (Exit::Signal(s), _) => (
-            "CRASH".to_string(),
+            KatEnd::Failed(KatStatus::Crash),
             outcome.failure_text().or(Some(format!("signal {s}"))),
         ),
         (_, Some(o)) => (o.status.clone(), o.detail.clone()),
         (Exit::Code(_), None) => (
-            "CRASH".to_string(),
+            KatEnd::Failed(KatStatus::Crash),
             outcome.failure_text().map(|t| format!("child {t}")),
         ),
     };
     let mut files = Vec::new();
     let mut notes = Vec::new();
-    if status == "ok" {
-        let empty = KatOutput::default();
-        let judged = judge(
-            cand,
-            inst,
-            run,
-            &out_dir,
-            output.as_ref().unwrap_or(&empty),
-            count,
-        )?;
-        status = judged.status;
-        detail = judged.detail;
-        files = judged.files;
-        notes = judged.notes;
-    } else if let Some(o) = output.as_ref().filter(|o| !o.skipped.is_empty()) {
-        notes.push(format!("quick: not generated: {}", o.skipped.join(", ")));
-    }
+    let status = match end {
+        KatEnd::Ok => {
+            let empty = KatOutput::default();
+            let judged = judge(
+                cand,
+                inst,
+                run,
+                &out_dir,
+                output.as_ref().unwrap_or(&empty),
+                count,
+            )?;
+            detail = judged.detail;
+            files = judged.files;
+            notes = judged.notes;
+            judged.status
+        }
+        KatEnd::Failed(status) => {
+            if let Some(o) = output.as_ref().filter(|o| !o.skipped.is_empty()) {
+                notes.push(format!("quick: not generated: {}", o.skipped.join(", ")));
+            }
+            status
+        }
+    };
     let meta = output.as_ref().and_then(|o| o.meta.clone());
     let candidate_output = [outcome.stdout.trim_end(), outcome.stderr.trim_end()]
         .iter()
@@ -131,7 +137,7 @@ pub fn run_kat(
             .map(|o| o.sandbox.as_str())
             .or(outcome.sandbox.as_deref())
             .unwrap_or(""),
-        status: &status,
+        status: status.as_str(),
         detail: detail.as_deref(),
     });
     atomic_write(&run.kat_log(&cand.id, &inst.label), text.as_bytes())?;
@@ -147,16 +153,16 @@ type FileLines = Vec<(String, u64, String)>;
 
 /// The outcome of comparing generated files with the expected digests.
 struct Judged {
-    status: String,
+    status: KatStatus,
     detail: Option<String>,
     files: FileLines,
     notes: Vec<String>,
 }
 
 impl Judged {
-    fn new(status: &str, detail: Option<String>, files: FileLines) -> Judged {
+    fn new(status: KatStatus, detail: Option<String>, files: FileLines) -> Judged {
         Judged {
-            status: status.into(),
+            status,
             detail,
             files,
             notes: Vec::new(),
@@ -179,7 +185,7 @@ fn judge(
             let mut lines = Vec::new();
             let Some(name) = written.first() else {
                 return Ok(Judged::new(
-                    "NOKAT",
+                    KatStatus::NoKat,
                     Some("no KAT text was produced".into()),
                     lines,
                 ));
@@ -198,13 +204,15 @@ fn judge(
             ));
             Ok(match expected {
                 None => Judged::new(
-                    "NOKAT",
+                    KatStatus::NoKat,
                     Some("the manifest gives no kat.sha256".into()),
                     lines,
                 ),
-                Some(e) if e.eq_ignore_ascii_case(&got) => Judged::new("PASS", None, lines),
+                Some(e) if e.eq_ignore_ascii_case(&got) => {
+                    Judged::new(KatStatus::Pass, None, lines)
+                }
                 Some(e) => Judged::new(
-                    "MISMATCH",
+                    KatStatus::Mismatch,
                     Some(format!(
                         "sha256 {} != expected {}",
                         &got[..16],
@@ -287,10 +295,10 @@ fn judge_iccs(
         }
     }
     let mut judged = if !mismatched.is_empty() {
-        Judged::new("MISMATCH", Some(mismatched.join("; ")), files)
+        Judged::new(KatStatus::Mismatch, Some(mismatched.join("; ")), files)
     } else {
         match &manifest {
-            Err(e) => Judged::new("NOKAT", Some(e.clone()), files),
+            Err(e) => Judged::new(KatStatus::NoKat, Some(e.clone()), files),
             Ok(m) => {
                 for name in m.files_of(&inst.label) {
                     if !output.files.iter().any(|f| f == name)
@@ -303,18 +311,22 @@ fn judge_iccs(
                     }
                 }
                 if !unknown.is_empty() {
-                    Judged::new("NOKAT", Some(unknown.join("; ")), files)
+                    Judged::new(KatStatus::NoKat, Some(unknown.join("; ")), files)
                 } else if output.files.is_empty() {
-                    Judged::new("NOKAT", Some("no KAT text was produced".into()), files)
+                    Judged::new(
+                        KatStatus::NoKat,
+                        Some("no KAT text was produced".into()),
+                        files,
+                    )
                 } else {
-                    Judged::new("PASS", None, files)
+                    Judged::new(KatStatus::Pass, None, files)
                 }
             }
         }
     };
     if !output.skipped.is_empty() {
         let note = format!("quick: not generated: {}", output.skipped.join(", "));
-        if judged.status == "PASS" {
+        if judged.status == KatStatus::Pass {
             judged.detail = Some(note.clone());
         }
         judged.notes.push(note);

@@ -13,53 +13,46 @@ use std::cell::OnceCell;
 use std::hint::black_box;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
-/// Which counter the timing loop reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CounterKind {
-    /// perf_event HW CPU_CYCLES, user mode only: core cycles, like the reference driver.
+pub use crate::dataset::schema::CounterKind;
+
+/// The counter a `Counter` reads: `CounterKind` without its open `Other` arm, so the
+/// timing loop matches on a plain byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
     PerfCycles,
-    /// x86_64 time-stamp counter: constant-rate reference ticks, not core cycles.
     Tsc,
-    /// aarch64 virtual counter: constant-rate ticks (often 24–1000 MHz).
     Cntvct,
-    /// No counter: cycles are recorded as 0.
     None,
 }
 
-impl CounterKind {
-    pub fn label(self) -> &'static str {
+impl Source {
+    fn of(kind: &CounterKind) -> Option<Source> {
+        Some(match kind {
+            CounterKind::PerfCycles => Source::PerfCycles,
+            CounterKind::Tsc => Source::Tsc,
+            CounterKind::Cntvct => Source::Cntvct,
+            CounterKind::None => Source::None,
+            CounterKind::Other(_) => return None,
+        })
+    }
+
+    fn kind(self) -> CounterKind {
         match self {
-            CounterKind::PerfCycles => "perf_cycles",
-            CounterKind::Tsc => "tsc",
-            CounterKind::Cntvct => "cntvct",
-            CounterKind::None => "none",
+            Source::PerfCycles => CounterKind::PerfCycles,
+            Source::Tsc => CounterKind::Tsc,
+            Source::Cntvct => CounterKind::Cntvct,
+            Source::None => CounterKind::None,
         }
     }
 
-    pub fn from_label(label: &str) -> Option<CounterKind> {
-        [
-            CounterKind::PerfCycles,
-            CounterKind::Tsc,
-            CounterKind::Cntvct,
-            CounterKind::None,
-        ]
-        .into_iter()
-        .find(|k| k.label() == label)
-    }
-
-    /// True when ticks are core cycles (scale with the core clock).
-    pub fn counts_core_cycles(self) -> bool {
-        self == CounterKind::PerfCycles
-    }
-
     /// The timer this architecture falls back to when perf cycles do not count.
-    pub fn arch_fallback() -> CounterKind {
+    fn arch_fallback() -> Source {
         if cfg!(target_arch = "x86_64") {
-            CounterKind::Tsc
+            Source::Tsc
         } else if cfg!(target_arch = "aarch64") {
-            CounterKind::Cntvct
+            Source::Cntvct
         } else {
-            CounterKind::None
+            Source::None
         }
     }
 }
@@ -237,7 +230,7 @@ pub fn busy_loop(n: u64) -> u64 {
 /// The counter used by the timing loop. Not `Sync`: it belongs to the thread that opened it
 /// (perf counters count only that thread).
 pub struct Counter {
-    kind: CounterKind,
+    source: Source,
     /// perf cycles group leader (kind PerfCycles only).
     cycles_fd: Option<OwnedFd>,
     /// perf retired instructions: a group member when `cycles_fd` exists, else standalone.
@@ -250,16 +243,16 @@ pub struct Counter {
 impl std::fmt::Debug for Counter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Counter")
-            .field("kind", &self.kind)
+            .field("source", &self.source)
             .field("instructions", &self.instructions_fd.is_some())
             .finish()
     }
 }
 
 impl Counter {
-    fn new(kind: CounterKind, cycles_fd: Option<OwnedFd>) -> Counter {
+    fn new(source: Source, cycles_fd: Option<OwnedFd>) -> Counter {
         Counter {
-            kind,
+            source,
             cycles_fd,
             instructions_fd: None,
             begin: 0,
@@ -270,28 +263,30 @@ impl Counter {
 
     /// The best counter that works on this host and thread; never fails (worst case `None`).
     pub fn open_best() -> Counter {
-        [CounterKind::PerfCycles, CounterKind::arch_fallback()]
+        [Source::PerfCycles, Source::arch_fallback()]
             .into_iter()
-            .find_map(Counter::open)
-            .unwrap_or_else(|| Counter::new(CounterKind::None, None))
+            .find_map(Counter::open_source)
+            .unwrap_or_else(|| Counter::new(Source::None, None))
     }
 
     /// Opens exactly `kind`, or `None` if it is not available here. A perf counter is only
     /// accepted after it counted a short busy loop (some VMs open it but never count).
-    pub fn open(kind: CounterKind) -> Option<Counter> {
-        match kind {
-            CounterKind::PerfCycles => {
+    pub fn open(kind: &CounterKind) -> Option<Counter> {
+        Counter::open_source(Source::of(kind)?)
+    }
+
+    fn open_source(source: Source) -> Option<Counter> {
+        match source {
+            Source::PerfCycles => {
                 let fd = perf::open(perf::HW_CPU_CYCLES, None, perf::FORMAT_GROUP).ok()?;
-                let mut c = Counter::new(CounterKind::PerfCycles, Some(fd));
+                let mut c = Counter::new(Source::PerfCycles, Some(fd));
                 (c.verify_counts() > 0).then_some(c)
             }
-            CounterKind::Tsc if cfg!(target_arch = "x86_64") => {
-                Some(Counter::new(CounterKind::Tsc, None))
+            Source::Tsc if cfg!(target_arch = "x86_64") => Some(Counter::new(Source::Tsc, None)),
+            Source::Cntvct if cfg!(target_arch = "aarch64") => {
+                Some(Counter::new(Source::Cntvct, None))
             }
-            CounterKind::Cntvct if cfg!(target_arch = "aarch64") => {
-                Some(Counter::new(CounterKind::Cntvct, None))
-            }
-            CounterKind::None => Some(Counter::new(CounterKind::None, None)),
+            Source::None => Some(Counter::new(Source::None, None)),
             _ => None,
         }
     }
@@ -338,7 +333,7 @@ impl Counter {
     }
 
     pub fn kind(&self) -> CounterKind {
-        self.kind
+        self.source.kind()
     }
 
     pub fn has_instructions(&self) -> bool {
@@ -357,10 +352,10 @@ impl Counter {
     }
 
     fn measure_hz(&self) -> Option<f64> {
-        match self.kind {
-            CounterKind::None => None,
+        match self.source {
+            Source::None => None,
             #[cfg(target_arch = "aarch64")]
-            CounterKind::Cntvct if cntfrq() > 0 => Some(cntfrq() as f64),
+            Source::Cntvct if cntfrq() > 0 => Some(cntfrq() as f64),
             _ => {
                 let mut rates: Vec<f64> = (0..3).filter_map(|_| self.rate_window(20)).collect();
                 rates.sort_by(f64::total_cmp);
@@ -372,8 +367,8 @@ impl Counter {
     /// Ticks per second over one busy window of `ms` milliseconds of CLOCK_MONOTONIC_RAW.
     fn rate_window(&self, ms: u64) -> Option<f64> {
         let ns = ms * 1_000_000;
-        let (ticks, elapsed) = match self.kind {
-            CounterKind::PerfCycles => {
+        let (ticks, elapsed) = match self.source {
+            Source::PerfCycles => {
                 let fd = self.cycles_fd.as_ref()?.as_raw_fd();
                 perf::ioctl(fd, perf::IOC_RESET, perf::IOC_FLAG_GROUP);
                 let t0 = monotonic_raw_ns();
@@ -406,11 +401,11 @@ impl Counter {
     /// Free-running timer value (TSC/CNTVCT); 0 for the other kinds.
     #[inline(always)]
     fn raw(&self) -> u64 {
-        match self.kind {
+        match self.source {
             #[cfg(target_arch = "x86_64")]
-            CounterKind::Tsc => read_tsc(),
+            Source::Tsc => read_tsc(),
             #[cfg(target_arch = "aarch64")]
-            CounterKind::Cntvct => read_cntvct(),
+            Source::Cntvct => read_cntvct(),
             _ => 0,
         }
     }
@@ -466,14 +461,14 @@ fn stop_standalone(fd: RawFd) -> Option<u64> {
 /// Whether perf user-mode cycles open and count on this thread (i.e. `open_best` would pick
 /// them).
 pub fn perf_cycles_available() -> bool {
-    Counter::open(CounterKind::PerfCycles).is_some()
+    Counter::open_source(Source::PerfCycles).is_some()
 }
 
 /// Cost of the bracket itself: ticks of back-to-back `start()`/`stop()`, as (min, median)
 /// over 1001 samples after 32 untimed pairs. Recorded with results so readers can judge
 /// operations that are not ≫ this.
 pub fn overhead(counter: &mut Counter) -> (u64, u64) {
-    if counter.kind() == CounterKind::None {
+    if counter.source == Source::None {
         return (0, 0);
     }
     for _ in 0..32 {
@@ -513,10 +508,13 @@ mod tests {
             CounterKind::Cntvct,
             CounterKind::None,
         ] {
-            assert_eq!(CounterKind::from_label(k.label()), Some(k));
+            assert_eq!(CounterKind::from(k.as_str()), k);
         }
-        assert_eq!(CounterKind::PerfCycles.label(), "perf_cycles");
-        assert_eq!(CounterKind::from_label("cycles"), None);
+        assert_eq!(CounterKind::PerfCycles.as_str(), "perf_cycles");
+        assert_eq!(
+            CounterKind::from("cycles"),
+            CounterKind::Other("cycles".into())
+        );
     }
 
     #[test]
@@ -538,12 +536,12 @@ mod tests {
     #[test]
     fn foreign_arch_counters_are_refused() {
         if cfg!(target_arch = "x86_64") {
-            assert!(Counter::open(CounterKind::Cntvct).is_none());
+            assert!(Counter::open(&CounterKind::Cntvct).is_none());
         }
         if cfg!(target_arch = "aarch64") {
-            assert!(Counter::open(CounterKind::Tsc).is_none());
+            assert!(Counter::open(&CounterKind::Tsc).is_none());
         }
-        let mut none = Counter::open(CounterKind::None).unwrap();
+        let mut none = Counter::open(&CounterKind::None).unwrap();
         none.start();
         assert_eq!(none.stop(), 0);
         assert_eq!(none.hz(), None);
@@ -567,7 +565,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn tsc_rate_is_a_plausible_clock() {
-        let c = Counter::open(CounterKind::Tsc).unwrap();
+        let c = Counter::open(&CounterKind::Tsc).unwrap();
         let hz = c.hz().expect("TSC rate measurable");
         assert!((0.5e9..6.0e9).contains(&hz), "TSC at {hz} Hz");
         assert_eq!(c.hz(), Some(hz), "rate is measured once and cached");
@@ -601,7 +599,7 @@ mod tests {
             }
             ratios.push(ratio);
         }
-        panic!("2x work gave ratios {ratios:?} ({})", c.kind().label());
+        panic!("2x work gave ratios {ratios:?} ({})", c.kind());
     }
 
     #[test]
@@ -639,7 +637,7 @@ mod tests {
             perf::FORMAT_GROUP,
         )
         .expect("group member opens when the leader did");
-        let mut c = Counter::new(CounterKind::PerfCycles, Some(leader));
+        let mut c = Counter::new(Source::PerfCycles, Some(leader));
         c.instructions_fd = Some(member);
         let short = min_ticks(&mut c, 200_000, 3);
         assert!(short > 0, "task clock counted nothing");

@@ -60,7 +60,7 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| "unknown rate".into());
     println!(
         "counter: {} ({hz}), overhead {} ticks",
-        info.kind.label(),
+        info.kind.as_str(),
         info.overhead.1
     );
     Ok(ExitCode::from(if problems.is_empty() { 0 } else { 1 }))
@@ -166,7 +166,7 @@ pub fn clock_probe(cpu: u32, windows: u32, window_ms: u64) -> Option<ClockProbe>
 }
 
 fn probe_here(windows: u32, window_ms: u64) -> Option<ClockProbe> {
-    let mut c = Counter::open(CounterKind::PerfCycles)?;
+    let mut c = Counter::open(&CounterKind::PerfCycles)?;
     let window_ns = window_ms * 1_000_000;
     let mut rates = Vec::with_capacity(windows as usize);
     for k in 0..=windows {
@@ -300,7 +300,7 @@ pub fn problems_from_facts(
         out.push(format!(
             "hardware cycle counter not supported by this kernel/VM (perf_event_open cycles \
              failed); falling back to {}",
-            f.counter.label()
+            f.counter.as_str()
         ));
     }
     if f.intel_pstate_no_turbo.as_deref() == Some("0") || f.cpufreq_boost.as_deref() == Some("1") {
@@ -489,7 +489,7 @@ pub fn environment(cpu: u32) -> Env {
             .map_or(Value::Null, |p| Value::from(core_clock_mhz(p.hz.round()))),
     );
     // --- ngcc-perf additions (after the reference keys, never renamed) ---
-    put("counter", Value::String(info.kind.label().into()));
+    put("counter", Value::String(info.kind.as_str().into()));
     put(
         "counter_hz",
         info.hz

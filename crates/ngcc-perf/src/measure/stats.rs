@@ -3,7 +3,7 @@
 //! `sum()` of floats is CPython ≥ 3.12's compensated (Neumaier) sum, integer sums are exact,
 //! and integer/integer division is correctly rounded.
 
-use crate::dataset::schema::{Process, RecordStats, Spread, Trial};
+use crate::dataset::schema::{Process, RecordStats, Spread, TimingScope, Trial};
 use serde_json::{Map, Value};
 
 /// CPython's `sum()` over floats (3.12+): left to right with a Neumaier compensation term.
@@ -148,11 +148,11 @@ pub fn record_stats(processes: &[Process], input_bytes: u64) -> Option<RecordSta
             .to_string(),
         baseline_rss_bytes: max_meta("baseline_rss_bytes"),
         peak_rss_bytes: max_meta("peak_rss_bytes"),
-        timing_scope: meta
-            .and_then(|m| m.get("timing_scope"))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
+        timing_scope: TimingScope::from(
+            meta.and_then(|m| m.get("timing_scope"))
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+        ),
     })
 }
 
@@ -323,7 +323,7 @@ mod tests {
         assert_eq!(s.throughput_mb_per_second, Some(32.0 * 40.0 / 4.0 / 1e6));
         assert_eq!(s.peak_rss_bytes, 8192);
         assert_eq!(s.baseline_rss_bytes, 0);
-        assert_eq!(s.timing_scope, "loop");
+        assert_eq!(s.timing_scope, TimingScope::Loop);
         let sizes: Vec<&String> = s.sizes.keys().collect();
         assert_eq!(sizes, ["pk_bytes", "input_bytes"]);
         assert_eq!(s.kex["kex_passes"], 4);

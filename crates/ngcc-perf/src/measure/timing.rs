@@ -1,15 +1,13 @@
 //! Pure rules over measured trials: the fixed clock of a run and the disturbance test
 //! (reference §1.5 and §1.12).
 
-use crate::dataset::schema::{Env, Trial};
+use crate::dataset::schema::{Env, TimingScope, Trial};
 use serde_json::Value;
 
 /// Trials shorter than this are too short to judge (one timer tick, one interrupt).
 const MIN_JUDGED_TRIAL_S: f64 = 0.01;
 /// A busy core delivers ≥ 95 % of its fixed clock as user cycles per wall second.
 const MIN_CLOCK_FRACTION: f64 = 0.95;
-/// KEX steps time counter syscalls into the wall clock but not into user cycles.
-const PER_CALL_STEP: &str = "per_call_step";
 
 /// The clock a run was fixed at, in Hz: `cpufreq_max_khz`·1000 when set and non-zero, else
 /// the probed `core_clock_hz`, else 0 (unknown). Accepts the reference's strings and ints.
@@ -33,9 +31,10 @@ fn number(v: Option<&Value>) -> Option<f64> {
 
 /// True when a run lost CPU time (preempted, throttled): some trial longer than 10 ms ran at
 /// fewer than 95 % of `max_hz` user cycles per wall second. Never true when the clock is
-/// unknown (`max_hz` ≤ 0), for per-call KEX steps, or for trials without cycles.
-pub fn is_disturbed(trials: &[Trial], timing_scope: &str, max_hz: f64) -> bool {
-    if max_hz <= 0.0 || timing_scope == PER_CALL_STEP {
+/// unknown (`max_hz` ≤ 0), for per-call KEX steps (they time counter syscalls into the wall
+/// clock but not into user cycles), or for trials without cycles.
+pub fn is_disturbed(trials: &[Trial], timing_scope: &TimingScope, max_hz: f64) -> bool {
+    if max_hz <= 0.0 || *timing_scope == TimingScope::PerCallStep {
         return false;
     }
     trials.iter().any(|t| {
@@ -101,31 +100,45 @@ mod tests {
             trial(0.616084166, 1659422517),
             trial(0.615274531, 1657845707),
         ];
-        assert!(!is_disturbed(&trials, "loop", 2.7072e9));
+        assert!(!is_disturbed(&trials, &TimingScope::Loop, 2.7072e9));
     }
 
     #[test]
     fn a_slow_trial_is_disturbed() {
         let trials = [trial(0.5, 1_350_000_000), trial(0.5, 1_200_000_000)];
-        assert!(is_disturbed(&trials, "loop", 2.7e9));
+        assert!(is_disturbed(&trials, &TimingScope::Loop, 2.7e9));
         // 95 % exactly is still fine; just below is not.
-        assert!(!is_disturbed(&[trial(1.0, 2_565_000_000)], "loop", 2.7e9));
-        assert!(is_disturbed(&[trial(1.0, 2_564_999_000)], "loop", 2.7e9));
+        assert!(!is_disturbed(
+            &[trial(1.0, 2_565_000_000)],
+            &TimingScope::Loop,
+            2.7e9
+        ));
+        assert!(is_disturbed(
+            &[trial(1.0, 2_564_999_000)],
+            &TimingScope::Loop,
+            2.7e9
+        ));
     }
 
     #[test]
     fn cases_the_rule_does_not_judge() {
         let slow = [trial(0.5, 1_000_000)];
-        assert!(!is_disturbed(&slow, "loop", 0.0), "unknown clock");
         assert!(
-            !is_disturbed(&slow, "per_call_step", 2.7e9),
+            !is_disturbed(&slow, &TimingScope::Loop, 0.0),
+            "unknown clock"
+        );
+        assert!(
+            !is_disturbed(&slow, &TimingScope::PerCallStep, 2.7e9),
             "KEX step scope"
         );
         assert!(
-            !is_disturbed(&[trial(0.01, 1000)], "loop", 2.7e9),
+            !is_disturbed(&[trial(0.01, 1000)], &TimingScope::Loop, 2.7e9),
             "≤ 10 ms"
         );
-        assert!(!is_disturbed(&[trial(0.5, 0)], "loop", 2.7e9), "no cycles");
-        assert!(!is_disturbed(&[], "loop", 2.7e9));
+        assert!(
+            !is_disturbed(&[trial(0.5, 0)], &TimingScope::Loop, 2.7e9),
+            "no cycles"
+        );
+        assert!(!is_disturbed(&[], &TimingScope::Loop, 2.7e9));
     }
 }

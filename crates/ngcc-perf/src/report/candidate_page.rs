@@ -3,7 +3,7 @@
 use super::format::{self, DASH};
 use super::model::{self, HARNESS_URL, View, env_str, is_avx2};
 use crate::dataset::load::LoadedRecord;
-use crate::dataset::schema::Record;
+use crate::dataset::schema::{KatStatus, Op, Record, RecordStatus};
 use anyhow::Result;
 use serde_json::Value;
 
@@ -205,10 +205,10 @@ fn kat_section(v: &View, cand: &str, labels: &[String], out: &mut Vec<String>) {
         let Some(entry) = v.build_entry(cand, label) else {
             continue;
         };
-        let mut status = entry.kat.clone();
+        let mut status = entry.kat.to_string();
         let issue = v.cat.kat_issue(cand, label).filter(|k| {
             // A timeout note does not apply where this instance's KAT passed.
-            !(k.cause.starts_with("KAT TIMEOUT") && entry.kat == "PASS")
+            !(k.cause.starts_with("KAT TIMEOUT") && entry.kat == KatStatus::Pass)
         });
         if let Some(k) = issue {
             let measure = k.action == "measure";
@@ -279,7 +279,11 @@ fn pk_table(records: &[&LoadedRecord], with_spread: bool, out: &mut Vec<String>)
         } else {
             String::new()
         };
-        match rec.stats.as_ref().filter(|_| rec.status == "complete") {
+        match rec
+            .stats
+            .as_ref()
+            .filter(|_| rec.status == RecordStatus::Complete)
+        {
             Some(s) => out.push(format!(
                 "| `{}` | {} | {} | {} | {} | {} | {} |{extra}",
                 rec.label,
@@ -318,7 +322,11 @@ fn hash_table(records: &[&LoadedRecord], with_spread: bool, out: &mut Vec<String
         } else {
             String::new()
         };
-        match rec.stats.as_ref().filter(|_| rec.status == "complete") {
+        match rec
+            .stats
+            .as_ref()
+            .filter(|_| rec.status == RecordStatus::Complete)
+        {
             Some(s) => {
                 let cpb = match s.mean_cycles {
                     Some(c) if bytes > 0 => format::cycles_per_byte(c / bytes as f64),
@@ -440,7 +448,7 @@ fn kex_sizes(v: &View, cand: &str, labels: &[&String], out: &mut Vec<String>) ->
         let recs = v.instance_records(cand, label);
         let stats = recs
             .iter()
-            .find(|r| r.record.operation == "exchange")
+            .find(|r| r.record.operation == Op::Exchange)
             .or(recs.first())
             .and_then(|r| r.record.stats.as_ref());
         let sizes = stats.map(|s| &s.sizes);

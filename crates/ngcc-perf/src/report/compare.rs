@@ -9,7 +9,7 @@ use super::site::html::{self, Banner, Shell, Table, esc};
 use super::site::metric::{Metric, counter_words, record_counter};
 use super::site::{assets, figures};
 use crate::dataset::load::{self, Dataset};
-use crate::dataset::schema::{Record, Spread};
+use crate::dataset::schema::{CounterKind, Record, RecordStatus, Spread};
 use crate::measure::stats;
 use crate::report::model::{natural_cmp, op_rank};
 use crate::util::Failure;
@@ -49,7 +49,10 @@ pub struct Side {
 /// it is computed from the raw trials. The interval is taken relative to the spread's centre
 /// (mean of per-trial means) and applied to the record mean (pooled over all calls).
 pub fn side(rec: &Record, metric: &Metric) -> Option<Side> {
-    let s = rec.stats.as_ref().filter(|_| rec.status == "complete")?;
+    let s = rec
+        .stats
+        .as_ref()
+        .filter(|_| rec.status == RecordStatus::Complete)?;
     let mean = metric.value(rec)?;
     let per_trial: Vec<f64> = s
         .trials
@@ -141,7 +144,7 @@ fn key_text(r: &Record) -> String {
         "{} {} {}",
         r.candidate,
         r.label,
-        load::op_key(&r.operation, r.input_bytes)
+        r.operation.key(r.input_bytes)
     )
 }
 
@@ -152,7 +155,7 @@ pub fn compare(a: &Dataset, b: &Dataset, time: bool) -> Result<Comparison> {
         (
             r.candidate.clone(),
             r.label.clone(),
-            load::op_key(&r.operation, r.input_bytes),
+            r.operation.key(r.input_bytes),
         )
     };
     let b_by_key: BTreeMap<_, &Record> = b
@@ -178,7 +181,7 @@ pub fn compare(a: &Dataset, b: &Dataset, time: bool) -> Result<Comparison> {
     let metric = if time {
         Metric::Seconds
     } else {
-        let mut counter: Option<String> = None;
+        let mut counter: Option<CounterKind> = None;
         for (ra, rb) in &pairs {
             let (ca, cb) = (
                 record_counter(ra, &a.campaign),
@@ -203,7 +206,7 @@ pub fn compare(a: &Dataset, b: &Dataset, time: bool) -> Result<Comparison> {
             }
         }
         match counter {
-            Some(c) if c != "none" => Metric::Cycles { counter: c },
+            Some(c) if c != CounterKind::None => Metric::Cycles { counter: c },
             _ => Metric::Seconds,
         }
     };
@@ -511,14 +514,14 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
 mod tests {
     use super::*;
     use crate::dataset::load::LoadedRecord;
-    use crate::dataset::schema::{Process, RecordExtra, Trial};
+    use crate::dataset::schema::{Process, ProcessStatus, RecordExtra, Trial};
 
     /// A complete record with one process per trial of `(measurements, seconds, cycles)`.
     fn record(label: &str, op: &str, trials: &[(u64, f64, u64)], counter: Option<&str>) -> Record {
         let processes: Vec<Process> = trials
             .iter()
             .map(|&(measurements, seconds, cycles)| Process {
-                status: "complete".into(),
+                status: ProcessStatus::Complete,
                 trials: vec![Trial {
                     measurements,
                     seconds,
@@ -532,7 +535,7 @@ mod tests {
         let per_trial: Vec<f64> = trials.iter().map(|t| t.1 / t.0 as f64).collect();
         Record {
             schema: 2,
-            status: "complete".into(),
+            status: RecordStatus::Complete,
             candidate: "kem-1".into(),
             label: label.into(),
             operation: op.into(),
@@ -634,7 +637,7 @@ mod tests {
         assert_eq!(
             same.metric,
             Metric::Cycles {
-                counter: "perf_cycles".into()
+                counter: CounterKind::PerfCycles
             }
         );
         assert_eq!(same.rows.len(), 2);
@@ -702,7 +705,7 @@ mod tests {
     #[test]
     fn failed_records_are_not_comparable() {
         let mut failed = record("A", "keygen", &trials(1e6, 0.01), None);
-        failed.status = "failed_or_partial".into();
+        failed.status = RecordStatus::FailedOrPartial;
         let a = dataset(vec![record("A", "keygen", &trials(1e6, 0.01), None)]);
         let b = dataset(vec![failed]);
         let c = compare(&a, &b, false).unwrap();

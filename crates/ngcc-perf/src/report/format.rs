@@ -2,7 +2,7 @@
 //! (reference-harness.md §8.2). Fixed precision relies on Rust's `{:.N}`, which rounds the
 //! exact binary value half-to-even like Python; `%g` is built on top of it.
 
-use crate::dataset::schema::Record;
+use crate::dataset::schema::{Record, RecordStatus};
 
 /// U+2013, the "not measured" mark.
 pub const DASH: &str = "–";
@@ -138,7 +138,7 @@ pub fn campaign_time(iso: &str) -> String {
 /// Main cell of a timing record: cycles if measured, else time; `(n=…)` under 100 calls.
 pub fn cell(rec: Option<&Record>) -> String {
     let Some(rec) = rec else { return DASH.into() };
-    if rec.status != "complete" {
+    if rec.status != RecordStatus::Complete {
         return "failed".into();
     }
     let Some(stats) = rec.stats.as_ref() else {
@@ -164,7 +164,11 @@ fn cell_value(rec: &Record) -> String {
 pub fn pk_cell(rec: Option<&Record>, share: Option<&str>) -> String {
     let base = cell(rec);
     let Some(rec) = rec else { return base };
-    let Some(stats) = rec.stats.as_ref().filter(|_| rec.status == "complete") else {
+    let Some(stats) = rec
+        .stats
+        .as_ref()
+        .filter(|_| rec.status == RecordStatus::Complete)
+    else {
         return base;
     };
     let mut notes: Vec<String> = share.map(str::to_string).into_iter().collect();
@@ -183,7 +187,7 @@ pub fn pk_cell(rec: Option<&Record>, share: Option<&str>) -> String {
 /// or the cycles are missing; `show_ratio` is false for sizes without any comparison.
 pub fn hash_cell(rec: Option<&Record>, ratio_value: Option<f64>, show_ratio: bool) -> String {
     let base = cell(rec);
-    let measured = rec.is_some_and(|r| r.status == "complete" && r.stats.is_some());
+    let measured = rec.is_some_and(|r| r.status == RecordStatus::Complete && r.stats.is_some());
     if !show_ratio || !measured {
         return base;
     }
@@ -339,9 +343,9 @@ mod tests {
         );
     }
 
-    fn record(status: &str, n: u64, cycles: Option<f64>, seconds: f64) -> Record {
+    fn record(status: RecordStatus, n: u64, cycles: Option<f64>, seconds: f64) -> Record {
         Record {
-            status: status.into(),
+            status,
             stats: Some(RecordStats {
                 measurements: n,
                 mean_cycles: cycles,
@@ -356,43 +360,56 @@ mod tests {
     fn cell_composition() {
         assert_eq!(cell(None), "–");
         assert_eq!(
-            cell(Some(&record("failed_or_partial", 5, None, 1.0))),
+            cell(Some(&record(RecordStatus::FailedOrPartial, 5, None, 1.0))),
             "failed"
         );
         assert_eq!(
-            cell(Some(&record("complete", 47015, Some(142620.44), 5.29e-5))),
+            cell(Some(&record(
+                RecordStatus::Complete,
+                47015,
+                Some(142620.44),
+                5.29e-5
+            ))),
             "142.6 k"
         );
         assert_eq!(
-            cell(Some(&record("complete", 20, Some(4.12e10), 15.3))),
+            cell(Some(&record(
+                RecordStatus::Complete,
+                20,
+                Some(4.12e10),
+                15.3
+            ))),
             "41.20 G (n=20)"
         );
-        assert_eq!(cell(Some(&record("complete", 500, None, 0.3029))), "303 ms");
+        assert_eq!(
+            cell(Some(&record(RecordStatus::Complete, 500, None, 0.3029))),
+            "303 ms"
+        );
     }
 
     #[test]
     fn pk_cell_composition() {
-        let r = record("complete", 100, Some(3.27e9), 1.0);
+        let r = record(RecordStatus::Complete, 100, Some(3.27e9), 1.0);
         assert_eq!(pk_cell(Some(&r), Some("99%")), "3.27 G (99%)");
-        let r = record("complete", 35, Some(48.2e9), 1.0);
+        let r = record(RecordStatus::Complete, 35, Some(48.2e9), 1.0);
         assert_eq!(pk_cell(Some(&r), Some("99%")), "48.20 G (99%, n=35)");
         assert_eq!(pk_cell(Some(&r), None), "48.20 G (n=35)");
-        let r = record("complete", 1000, Some(12.0e3), 1.0);
+        let r = record(RecordStatus::Complete, 1000, Some(12.0e3), 1.0);
         assert_eq!(pk_cell(Some(&r), Some("0.0%")), "12.0 k (0.0%)");
         assert_eq!(pk_cell(Some(&r), None), "12.0 k");
         assert_eq!(pk_cell(None, Some("1%")), "–");
-        let r = record("failed_or_partial", 1, None, 1.0);
+        let r = record(RecordStatus::FailedOrPartial, 1, None, 1.0);
         assert_eq!(pk_cell(Some(&r), Some("1%")), "failed");
     }
 
     #[test]
     fn hash_cell_composition() {
-        let r = record("complete", 1000, Some(14.0e3), 1.0);
+        let r = record(RecordStatus::Complete, 1000, Some(14.0e3), 1.0);
         assert_eq!(hash_cell(Some(&r), Some(4.97), true), "14.0 k (4.97×)");
         assert_eq!(hash_cell(Some(&r), None, true), "14.0 k (ratio –)");
         assert_eq!(hash_cell(Some(&r), None, false), "14.0 k");
         assert_eq!(hash_cell(None, None, true), "–");
-        let failed = record("failed_or_partial", 1, None, 1.0);
+        let failed = record(RecordStatus::FailedOrPartial, 1, None, 1.0);
         assert_eq!(hash_cell(Some(&failed), None, true), "failed");
     }
 }

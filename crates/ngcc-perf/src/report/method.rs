@@ -4,7 +4,7 @@
 
 use super::format;
 use super::model::{self, View, env_str, natural_cmp};
-use crate::dataset::schema::Env;
+use crate::dataset::schema::{Env, RecordStatus};
 use anyhow::Result;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -68,7 +68,7 @@ fn state_sentence(v: &View) -> String {
     // Issue → number of records showing it, in first-seen order.
     let mut issues: Vec<(String, usize)> = Vec::new();
     for r in &v.ds.records {
-        let has_cycles = r.record.status != "complete"
+        let has_cycles = r.record.status != RecordStatus::Complete
             || r.record
                 .stats
                 .as_ref()

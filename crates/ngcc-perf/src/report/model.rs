@@ -4,7 +4,9 @@
 use super::format::{self, DASH};
 use crate::dataset::catalog::{Catalogs, System};
 use crate::dataset::load::{Dataset, LoadedProfile, LoadedRecord};
-use crate::dataset::schema::{BuildEntry, Env, Profile, Record};
+use crate::dataset::schema::{
+    BuildEntry, CounterKind, Env, KatStatus, Profile, Record, RecordStatus,
+};
 use anyhow::Result;
 use serde_json::Value;
 use std::cmp::Ordering;
@@ -284,7 +286,7 @@ impl<'a> View<'a> {
     }
 
     /// The KAT status of an instance: build.json first, else its records.
-    pub fn kat_status(&self, cand: &str, label: &str) -> Option<String> {
+    pub fn kat_status(&self, cand: &str, label: &str) -> Option<KatStatus> {
         self.build_entry(cand, label).map(|e| e.kat).or_else(|| {
             self.ds
                 .records
@@ -370,7 +372,7 @@ impl<'a> View<'a> {
                 format!("{what}; figures are indicative, not publishable"),
             ));
         }
-        let mut counters: Vec<(String, Option<f64>)> = Vec::new();
+        let mut counters: Vec<(CounterKind, Option<f64>)> = Vec::new();
         for x in ngcc_records {
             if !counters.iter().any(|(c, _)| *c == x.counter) {
                 counters.push((x.counter.clone(), x.counter_hz));
@@ -404,27 +406,27 @@ impl<'a> View<'a> {
 }
 
 /// What the cycle figures are when they are not user-mode core cycles; `None` for core cycles.
-pub fn counter_text(counter: &str, hz: Option<f64>) -> Option<String> {
+pub fn counter_text(counter: &CounterKind, hz: Option<f64>) -> Option<String> {
     match counter {
-        "perf_cycles" => None,
-        "tsc" => Some(match hz {
+        CounterKind::PerfCycles => None,
+        CounterKind::Tsc => Some(match hz {
             Some(hz) => format!(
                 "TSC reference cycles at {} GHz (not core cycles)",
                 format::ghz(hz / 1e9)
             ),
             None => "TSC reference cycles (not core cycles)".into(),
         }),
-        "cntvct" => Some(match hz {
+        CounterKind::Cntvct => Some(match hz {
             Some(hz) => format!(
                 "`cntvct_el0` ticks at {} MHz (not core cycles)",
                 format::g3(hz / 1e6)
             ),
             None => "`cntvct_el0` ticks (not core cycles)".into(),
         }),
-        "none" => Some(format!(
+        CounterKind::None => Some(format!(
             "none: no cycle counter, cycle columns show {DASH} and times are wall-clock"
         )),
-        other => Some(format!("{other} (not core cycles)")),
+        CounterKind::Other(other) => Some(format!("{other} (not core cycles)")),
     }
 }
 
@@ -436,7 +438,7 @@ pub fn sorted_natural(mut v: Vec<String>) -> Vec<String> {
 /// The first complete record timed on CPU 2, else the first record, else the campaign start.
 pub fn reference_env(ds: &Dataset) -> Env {
     let on_reference_cpu = |r: &&LoadedRecord| {
-        r.record.status == "complete"
+        r.record.status == RecordStatus::Complete
             && env_str(&r.record.environment, "cpu_number").as_deref() == Some(REFERENCE_CPU)
     };
     ds.records
@@ -588,13 +590,13 @@ mod tests {
 
     #[test]
     fn counter_labels() {
-        assert_eq!(counter_text("perf_cycles", None), None);
+        assert_eq!(counter_text(&CounterKind::PerfCycles, None), None);
         assert_eq!(
-            counter_text("tsc", Some(2.45e9)).unwrap(),
+            counter_text(&CounterKind::Tsc, Some(2.45e9)).unwrap(),
             "TSC reference cycles at 2.45 GHz (not core cycles)"
         );
         assert!(
-            counter_text("cntvct", Some(19.2e6))
+            counter_text(&CounterKind::Cntvct, Some(19.2e6))
                 .unwrap()
                 .contains("19.2 MHz")
         );

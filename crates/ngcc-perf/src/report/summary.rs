@@ -5,6 +5,7 @@
 use super::format::{self, DASH};
 use super::model::{self, HARNESS_URL, View, env_str, is_avx2, natural_cmp};
 use crate::dataset::load::LoadedRecord;
+use crate::dataset::schema::KatStatus;
 use anyhow::Result;
 use serde_json::Value;
 
@@ -80,7 +81,7 @@ fn instance_cell(v: &View, cand: &str, label: &str) -> String {
     if is_avx2(label) {
         s.push_str(" (AVX2)");
     }
-    if let Some(kat) = v.kat_status(cand, label).filter(|k| k != "PASS") {
+    if let Some(kat) = v.kat_status(cand, label).filter(|k| *k != KatStatus::Pass) {
         s.push_str(&format!(" ⚠ KAT {kat}"));
     }
     s
@@ -97,7 +98,9 @@ fn notes(v: &View, cand: &str, label: &str, with_verdict: bool) -> String {
         };
         notes.extend(verdict_note.map(str::to_string));
     }
-    if v.kat_status(cand, label).is_some_and(|k| k != "PASS") {
+    if v.kat_status(cand, label)
+        .is_some_and(|k| k != KatStatus::Pass)
+    {
         notes.push("KAT/output caveat; see candidate page".into());
     }
     notes.extend(
@@ -317,7 +320,10 @@ fn iccs_section(v: &View, out: &mut Vec<String>) {
     for label in labels {
         let (func, bits) = split_helper(&label);
         let mut name = format!("`{func}`");
-        if let Some(kat) = v.kat_status("iccs", &label).filter(|k| k != "PASS") {
+        if let Some(kat) = v
+            .kat_status("iccs", &label)
+            .filter(|k| *k != KatStatus::Pass)
+        {
             name.push_str(&format!(" ⚠ self-test {kat}"));
         }
         let bits = bits.map(|b| b.to_string()).unwrap_or_else(|| DASH.into());

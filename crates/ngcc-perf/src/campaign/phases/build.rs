@@ -2,12 +2,12 @@
 //! the harness defaults (reference §1.6); cached by content.
 
 use super::pool;
+use crate::build::build_instance;
 use crate::build::flags::FlagSet;
 use crate::build::instance::{self, Paths};
-use crate::build::{BUILDFAIL, build_instance};
 use crate::campaign::{Selected, Settings};
 use crate::candidate::{Candidate, Instance};
-use crate::dataset::schema::BuildEntry;
+use crate::dataset::schema::{BuildEntry, KatStatus};
 use crate::rundir::{BuildState, RunDir};
 use crate::util::progress::Progress;
 use anyhow::Result;
@@ -39,11 +39,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     let snapshot = state.snapshot();
     let failed = selected
         .iter()
-        .filter(|s| {
-            snapshot
-                .entry(&s.key())
-                .is_none_or(|e| e.build_status.as_deref() != Some("built"))
-        })
+        .filter(|s| snapshot.entry(&s.key()).is_none_or(|e| !e.is_built()))
         .count();
     eprintln!(
         "build: {} instances, {rebuilt} compiled, {} cached, {failed} failed ({:.1} s)",
@@ -55,10 +51,14 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
 }
 
 fn build_line(s: &Selected, e: &BuildEntry, worked: bool, took: Duration) -> String {
-    let what = match (e.build_status.as_deref(), worked) {
-        (Some("built"), false) => format!("cached ({})", e.flags),
-        (Some("built"), true) => format!("built with {} flags", e.flags),
-        _ => format!("BUILDFAIL: {}", e.build_error.as_deref().unwrap_or("?")),
+    let what = match (e.is_built(), worked) {
+        (true, false) => format!("cached ({})", e.flags),
+        (true, true) => format!("built with {} flags", e.flags),
+        (false, _) => format!(
+            "{}: {}",
+            KatStatus::BuildFail,
+            e.build_error.as_deref().unwrap_or("?")
+        ),
     };
     format!("build {}: {what} ({:.1} s)", s.key(), took.as_secs_f64())
 }
@@ -94,10 +94,10 @@ pub fn build_with_fallback(
         }
     }
     let (entry, worked) = build_instance(run, cand, inst, FlagSet::Guide, previous.as_ref())?;
-    if entry.build_status.as_deref() == Some("built") {
+    if entry.is_built() {
         return Ok((entry, worked));
     }
-    fallback(run, cand, inst, &entry, BUILDFAIL)
+    fallback(run, cand, inst, &entry, KatStatus::BuildFail)
 }
 
 /// Rebuilds with the harness defaults after the guide attempt ended in `guide_result`.
@@ -106,15 +106,12 @@ pub fn fallback(
     cand: &Candidate,
     inst: &Instance,
     guide: &BuildEntry,
-    guide_result: &str,
+    guide_result: KatStatus,
 ) -> Result<(BuildEntry, bool)> {
     let (mut entry, _) = build_instance(run, cand, inst, FlagSet::HarnessDefault, None)?;
-    entry.guide_result = Some(guide_result.to_string());
+    entry.guide_result = Some(guide_result);
     entry.guide_cache_key = guide.cache_key.clone();
-    if entry.build_error.is_none()
-        && guide.build_error.is_some()
-        && entry.build_status.as_deref() != Some("built")
-    {
+    if entry.build_error.is_none() && guide.build_error.is_some() && !entry.is_built() {
         entry.build_error = guide.build_error.clone();
     }
     Ok((entry, true))

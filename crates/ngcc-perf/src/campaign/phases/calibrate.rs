@@ -3,7 +3,7 @@
 
 use crate::campaign::context::{exchange_calibration, job, run_child};
 use crate::campaign::host_gate::HostState;
-use crate::campaign::measurable;
+use crate::campaign::measurable::{self, OpSpec};
 use crate::campaign::{Selected, Settings};
 use crate::child::protocol::Request;
 use crate::dataset::schema::*;
@@ -32,15 +32,16 @@ pub fn run(
         loop {
             let exchange = exchange_calibration(run, s);
             let ops = measurable::operations(s.cand.kind, exchange.as_ref());
-            for (op, bytes, key) in &ops {
-                let path = run.calibration_path(&s.cand.id, &s.inst.label, key);
+            for spec in &ops {
+                let key = spec.key();
+                let path = run.calibration_path(&s.cand.id, &s.inst.label, &key);
                 if path.is_file() {
                     continue;
                 }
                 progress.working_on(&format!("{} {key}", s.key()));
-                let cal = calibrate_one(run, s, e, op, *bytes, key, host, settings)?;
+                let cal = calibrate_one(run, s, e, spec, host, settings)?;
                 write_json(&path, &cal)?;
-                let what = if cal.status == "complete" {
+                let what = if cal.status == ProcessStatus::Complete {
                     format!("{:.6} s warm ({:.6} s cold)", cal.t1_s, cal.cold_s)
                 } else {
                     format!("{}: {}", cal.status, cal.error.clone().unwrap_or_default())
@@ -62,20 +63,18 @@ pub fn run(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
 fn calibrate_one(
     run: &RunDir,
     s: &Selected,
     e: &BuildEntry,
-    op: &str,
-    bytes: u64,
-    key: &str,
+    spec: &OpSpec,
     host: &HostState,
     settings: &Settings,
 ) -> Result<Calibration> {
-    let dir = run.setup_dir(&s.cand.id, &s.inst.label, key);
+    let key = spec.key();
+    let dir = run.setup_dir(&s.cand.id, &s.inst.label, &key);
     let _ = std::fs::remove_dir_all(&dir);
-    let req = Request::Calibrate(job(run, s, e, op, bytes, key, host.cpu, settings));
+    let req = Request::Calibrate(job(run, s, e, spec, host.cpu, settings));
     let (out, outcome) = run_child(
         run,
         &format!("cal-{}-{}-{key}", s.cand.id, s.inst.label),

@@ -3,9 +3,9 @@
 
 use super::build::fallback;
 use super::pool;
-use crate::build::{self, KAT_PENDING};
+use crate::build::flags::FlagSet;
 use crate::campaign::{Selected, Settings};
-use crate::dataset::schema::BuildEntry;
+use crate::dataset::schema::{BuildEntry, KatStatus};
 use crate::kat::run::{KatOptions, run_kat};
 use crate::rundir::{BuildState, RunDir};
 use crate::util::progress::Progress;
@@ -20,8 +20,9 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         .iter()
         .filter(|s| match state.get(&s.key()) {
             Some(e) => {
-                e.build_status.as_deref() == Some("built")
-                    && (e.kat == KAT_PENDING || !run.kat_log(&s.cand.id, &s.inst.label).is_file())
+                e.is_built()
+                    && (e.kat == KatStatus::Pending
+                        || !run.kat_log(&s.cand.id, &s.inst.label).is_file())
             }
             None => false,
         })
@@ -65,7 +66,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
     for s in selected {
         if let Some(e) = snap.entry(&s.key()) {
-            *counts.entry(e.kat).or_default() += 1;
+            *counts.entry(e.kat.to_string()).or_default() += 1;
         }
     }
     let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
@@ -85,15 +86,15 @@ fn kat_with_fallback(
     let verdict = run_kat(run, &s.cand, &s.inst, &entry, opts)?;
     record_verdict(run, &mut entry, &verdict)?;
     state.put(&entry)?;
-    if entry.kat == "PASS" || entry.flags != build::flags::FlagSet::Guide.name() {
+    if entry.kat == KatStatus::Pass || entry.flags != FlagSet::Guide.name() {
         return Ok(entry);
     }
-    let (mut fb, _) = fallback(run, &s.cand, &s.inst, &entry, &entry.kat.clone())?;
-    if fb.build_status.as_deref() == Some("built") {
+    let (mut fb, _) = fallback(run, &s.cand, &s.inst, &entry, entry.kat.clone())?;
+    if fb.is_built() {
         let verdict = run_kat(run, &s.cand, &s.inst, &fb, opts)?;
         record_verdict(run, &mut fb, &verdict)?;
     } else {
-        fb.kat = build::BUILDFAIL.into();
+        fb.kat = KatStatus::BuildFail;
     }
     state.put(&fb)?;
     Ok(fb)

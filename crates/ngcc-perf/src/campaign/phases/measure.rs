@@ -3,7 +3,7 @@
 
 use crate::campaign::context::{exchange_calibration, job, run_child};
 use crate::campaign::host_gate::HostState;
-use crate::campaign::measurable;
+use crate::campaign::measurable::{self, OpSpec};
 use crate::campaign::{Selected, Settings};
 use crate::child::protocol::Request;
 use crate::dataset::schema::*;
@@ -17,15 +17,8 @@ use anyhow::Result;
 /// A trial process whose CPU time is below this fraction of its wall time lost the CPU.
 const MIN_CPU_FRACTION: f64 = 0.95;
 
-/// What a trial's META says was timed: the whole `loop` (default) or `per_call_step`.
-fn timing_scope(meta: &serde_json::Map<String, serde_json::Value>) -> &str {
-    meta.get("timing_scope")
-        .and_then(|v| v.as_str())
-        .unwrap_or("loop")
-}
-
 /// Disturbed trials (clock or counter anomalies), or a process that lost the CPU.
-fn was_disturbed(trials: &[Trial], scope: &str, max_hz: f64) -> bool {
+fn was_disturbed(trials: &[Trial], scope: &TimingScope, max_hz: f64) -> bool {
     timing::is_disturbed(trials, scope, max_hz) || lost_cpu(trials)
 }
 
@@ -40,7 +33,8 @@ pub fn run(
     let mut planned = Vec::new();
     for (s, e) in todo {
         let exchange = exchange_calibration(run, s);
-        for (op, bytes, key) in measurable::operations(s.cand.kind, exchange.as_ref()) {
+        for spec in measurable::operations(s.cand.kind, exchange.as_ref()) {
+            let key = spec.key();
             if run.record_path(&s.cand.id, &s.inst.label, &key).is_file() {
                 continue;
             }
@@ -49,14 +43,14 @@ pub fn run(
             else {
                 continue;
             };
-            let iter_cost = (s.cand.kind == crate::candidate::Kind::Kex && op != "exchange")
+            let iter_cost = (s.cand.kind == crate::candidate::Kind::Kex && spec.op != Op::Exchange)
                 .then(|| exchange.as_ref().map_or(cal.t1_s, |x| x.t1_s));
             let p = plan::plan(planning, cal.t1_s, cal.overhead_s, iter_cost);
-            planned.push((s, e, op, bytes, key, cal, p));
+            planned.push((s, e, spec, key, cal, p));
         }
     }
-    planned.sort_by(|a, b| a.6.estimated_s.total_cmp(&b.6.estimated_s));
-    let total_s: f64 = planned.iter().map(|p| p.6.estimated_s).sum();
+    planned.sort_by(|a, b| a.5.estimated_s.total_cmp(&b.5.estimated_s));
+    let total_s: f64 = planned.iter().map(|p| p.5.estimated_s).sum();
     eprintln!(
         "measure: {} operations planned, about {:.2} h of work outstanding",
         planned.len(),
@@ -64,16 +58,16 @@ pub fn run(
     );
     let progress = Progress::new("measure", planned.len() as u64);
     let mut left = total_s;
-    for (s, e, op, bytes, key, cal, p) in planned {
+    for (s, e, spec, key, cal, p) in planned {
         progress.working_on(&format!("{} {key}", s.key()));
-        let record = measure_one(run, s, e, &op, bytes, &key, &cal, &p, host, settings)?;
+        let record = measure_one(run, s, e, &spec, &cal, &p, host, settings)?;
         write_json(&run.record_path(&s.cand.id, &s.inst.label, &key), &record)?;
         left -= p.estimated_s;
         let value = match &record.stats {
             Some(st) => match st.mean_cycles {
                 Some(c) => format!(
                     "{c:.0} {}",
-                    if host.counter == "perf_cycles" {
+                    if host.counter.counts_core_cycles() {
                         "cycles"
                     } else {
                         "ticks"
@@ -104,14 +98,13 @@ fn measure_one(
     run: &RunDir,
     s: &Selected,
     e: &BuildEntry,
-    op: &str,
-    bytes: u64,
-    key: &str,
+    spec: &OpSpec,
     cal: &Calibration,
     p: &Plan,
     host: &HostState,
     settings: &Settings,
 ) -> Result<Record> {
+    let key = spec.key();
     let started = utc_now_iso();
     let load_start = crate::measure::host::load_average();
     let max_hz = timing::fixed_clock(&host.environment);
@@ -119,9 +112,9 @@ fn measure_one(
     let mut disturbed_total = 0u32;
     let lib_now = run.path(e.library.as_deref().unwrap_or_default());
     let lib_ok = sha256_file(&lib_now).ok() == e.library_sha256;
-    if cal.status != "complete" || !lib_ok {
+    if cal.status != ProcessStatus::Complete || !lib_ok {
         let why = if lib_ok {
-            cal.error.clone().unwrap_or_else(|| cal.status.clone())
+            cal.error.clone().unwrap_or_else(|| cal.status.to_string())
         } else {
             "library changed since its KAT; rebuild and re-run the kat phase".into()
         };
@@ -130,7 +123,7 @@ fn measure_one(
             status: if lib_ok {
                 cal.status.clone()
             } else {
-                "failed".into()
+                ProcessStatus::Failed
             },
             stderr: why,
             ..Process::default()
@@ -138,7 +131,7 @@ fn measure_one(
     } else if p.trials == 1 && p.iterations_per_trial == 1 && p.warmups == 0 {
         // Too slow to repeat: the calibration's cold call is the measurement (reference §1.12).
         processes.push(Process {
-            status: "complete".into(),
+            status: ProcessStatus::Complete,
             exit_code: Some(0),
             meta: cal.meta.clone(),
             trials: cal.trials.clone(),
@@ -156,7 +149,7 @@ fn measure_one(
         for k in 0..n_proc {
             let mut attempt = 0;
             loop {
-                let mut j = job(run, s, e, op, bytes, key, host.cpu, settings);
+                let mut j = job(run, s, e, spec, host.cpu, settings);
                 j.iterations = p.iterations_per_trial;
                 j.warmups = p.warmups;
                 j.trials = per_process;
@@ -193,8 +186,8 @@ fn measure_one(
                     disturbed_retries: attempt,
                     ..Process::default()
                 };
-                let disturbed = proc.status == "complete"
-                    && was_disturbed(&proc.trials, timing_scope(&out.meta), max_hz);
+                let disturbed = proc.status == ProcessStatus::Complete
+                    && was_disturbed(&proc.trials, &out.timing_scope, max_hz);
                 if disturbed && attempt < 2 {
                     attempt += 1;
                     disturbed_total += 1;
@@ -207,7 +200,10 @@ fn measure_one(
                 processes.push(proc);
                 break;
             }
-            if processes.last().is_some_and(|p| p.status != "complete") {
+            if processes
+                .last()
+                .is_some_and(|p| p.status != ProcessStatus::Complete)
+            {
                 break;
             }
         }
@@ -215,8 +211,7 @@ fn measure_one(
     assemble(
         s,
         e,
-        op,
-        bytes,
+        spec,
         cal,
         p,
         host,
@@ -240,8 +235,7 @@ fn lost_cpu(trials: &[Trial]) -> bool {
 fn assemble(
     s: &Selected,
     e: &BuildEntry,
-    op: &str,
-    bytes: u64,
+    spec: &OpSpec,
     cal: &Calibration,
     p: &Plan,
     host: &HostState,
@@ -251,10 +245,12 @@ fn assemble(
     load_start: Vec<f64>,
     max_hz: f64,
 ) -> Result<Record> {
-    let stats = stats::record_stats(&processes, bytes);
+    let stats = stats::record_stats(&processes, spec.input_bytes);
     let n_trials: u64 = processes.iter().map(|p| p.trials.len() as u64).sum();
     let complete = !processes.is_empty()
-        && processes.iter().all(|p| p.status == "complete")
+        && processes
+            .iter()
+            .all(|p| p.status == ProcessStatus::Complete)
         && n_trials == p.trials;
     let all_trials: Vec<&Trial> = processes.iter().flat_map(|p| p.trials.iter()).collect();
     let per_trial_s: Vec<f64> = all_trials
@@ -267,13 +263,14 @@ fn assemble(
         .collect();
     let wall_s: f64 = processes.iter().map(|p| p.wall_s).sum();
     let timed_s: f64 = all_trials.iter().map(|t| t.loop_wall_s()).sum();
-    let scope = processes.first().map_or("loop", |p| timing_scope(&p.meta));
+    // Only processes with trials can be disturbed, and those timed the op's scope.
+    let scope = spec.op.timing_scope();
     let disturbed = processes
         .iter()
-        .any(|pr| was_disturbed(&pr.trials, scope, max_hz));
+        .any(|pr| was_disturbed(&pr.trials, &scope, max_hz));
     let extra = RecordExtra {
         counter: cal.counter.clone(),
-        counter_hz: if cal.counter == "perf_cycles" {
+        counter_hz: if cal.counter.counts_core_cycles() {
             None
         } else {
             host.counter_hz
@@ -300,21 +297,20 @@ fn assemble(
     Ok(Record {
         schema: SCHEMA,
         status: if complete {
-            "complete"
+            RecordStatus::Complete
         } else {
-            "failed_or_partial"
-        }
-        .into(),
+            RecordStatus::FailedOrPartial
+        },
         candidate: s.cand.id.clone(),
         label: s.inst.label.clone(),
         instance: e.instance.clone(),
         variant: e.variant.clone(),
         flags: e.flags.clone(),
-        operation: op.into(),
-        input_bytes: bytes,
+        operation: spec.op.clone(),
+        input_bytes: spec.input_bytes,
         plan: p.clone(),
         kat: e.kat.clone(),
-        kat_not_passed: e.kat != "PASS",
+        kat_not_passed: e.kat != KatStatus::Pass,
         disturbed_retries,
         library: e.library.clone(),
         library_sha256: e.library_sha256.clone(),

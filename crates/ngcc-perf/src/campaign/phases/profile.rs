@@ -7,12 +7,12 @@
 
 use crate::campaign::context::job;
 use crate::campaign::host_gate::HostState;
-use crate::campaign::measurable;
+use crate::campaign::measurable::{self, OpSpec};
 use crate::campaign::{Phase, Selected, Settings};
 use crate::candidate::Kind;
 use crate::child::protocol::{KatOutput, ProfileOutput, Request};
 use crate::dataset::schema::{
-    BuildEntry, Calibration, Profile, ProfileExtra, ProfileTotal, SCHEMA,
+    BuildEntry, Calibration, Op, ProcessStatus, Profile, ProfileExtra, ProfileTotal, SCHEMA,
 };
 use crate::measure::plan::{profile_iterations, profile_timeout_s};
 use crate::profile::relink::{self, ProfPaths, RelinkError, Relinked};
@@ -65,9 +65,12 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         if e.variant != "reference" || s.cand.kind == Kind::Hash {
             continue;
         }
-        let pending: Vec<(String, u64, String)> = profile_ops(s.cand.kind)
+        let pending: Vec<OpSpec> = profile_ops(s.cand.kind)
             .into_iter()
-            .filter(|(_, _, key)| !run.profile_path(&s.cand.id, &s.inst.label, key).is_file())
+            .filter(|o| {
+                !run.profile_path(&s.cand.id, &s.inst.label, &o.key())
+                    .is_file()
+            })
             .collect();
         if !pending.is_empty() {
             work.push((s, e, pending));
@@ -90,30 +93,23 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
                         utc: utc_now_iso(),
                     },
                 )?;
-                for (_, _, key) in &pending {
+                for o in &pending {
                     progress.done(&format!(
-                        "profile {} {} {key}: relink_failed ({})",
-                        s.cand.id, s.inst.label, err.reason
+                        "profile {} {} {}: relink_failed ({})",
+                        s.cand.id,
+                        s.inst.label,
+                        o.key(),
+                        err.reason
                     ));
                 }
                 continue;
             }
         };
         let _ = std::fs::remove_file(run.relink_failed_path(&s.cand.id, &s.inst.label));
-        for (op, bytes, key) in pending {
+        for spec in pending {
+            let key = spec.key();
             progress.working_on(&format!("{} {key}", s.key()));
-            let p = profile_one(
-                run,
-                &s,
-                &e,
-                &relinked.0,
-                relinked.1,
-                &op,
-                bytes,
-                &key,
-                &host,
-                settings,
-            )?;
+            let p = profile_one(run, &s, &e, &relinked.0, relinked.1, &spec, &host, settings)?;
             write_json(&run.profile_path(&s.cand.id, &s.inst.label, &key), &p)?;
             progress.done(&line(&p));
         }
@@ -122,10 +118,10 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     Ok(())
 }
 
-/// (op, input_bytes, op_key) profiled per kind: KEX only the whole exchange (§5.4).
-fn profile_ops(kind: Kind) -> Vec<(String, u64, String)> {
+/// The operations profiled per kind: KEX only the whole exchange (§5.4).
+fn profile_ops(kind: Kind) -> Vec<OpSpec> {
     match kind {
-        Kind::Kex => vec![("exchange".into(), 0, "exchange".into())],
+        Kind::Kex => vec![OpSpec::plain(Op::Exchange)],
         Kind::Hash => Vec::new(),
         k => measurable::operations(k, None),
     }
@@ -134,7 +130,7 @@ fn profile_ops(kind: Kind) -> Vec<(String, u64, String)> {
 /// `profile <cand> <label> <op>: <status> hash=<x.x>% rng=<y.y>%` (+ the corrected hash share).
 pub fn line(p: &Profile) -> String {
     let head = format!("profile {} {} {}", p.candidate, p.label, op_key(p));
-    if p.status != "complete" {
+    if p.status != ProcessStatus::Complete {
         let why = p.stderr.lines().next().unwrap_or("").trim();
         return format!("{head}: {} ({why})", p.status);
     }
@@ -167,7 +163,7 @@ pub fn line(p: &Profile) -> String {
 }
 
 fn op_key(p: &Profile) -> String {
-    crate::dataset::load::op_key(&p.operation, p.input_bytes)
+    p.operation.key(p.input_bytes)
 }
 
 /// Relinks and, when the instance has cheap KAT output, checks the relinked library writes
@@ -183,8 +179,9 @@ fn relink_checked(
     let expected = kat_files(&timed_dir);
     let max_t1 = profile_ops(s.cand.kind)
         .iter()
-        .filter_map(|(_, _, key)| {
-            read_json::<Calibration>(&run.calibration_path(&s.cand.id, &s.inst.label, key)).ok()
+        .filter_map(|o| {
+            read_json::<Calibration>(&run.calibration_path(&s.cand.id, &s.inst.label, &o.key()))
+                .ok()
         })
         .map(|c| c.t1_s)
         .fold(0.0, f64::max);
@@ -211,7 +208,7 @@ fn relink_checked(
     let outcome = sandbox::run(&spec, &Request::Kat(job))
         .map_err(|x| fail(format!("{x:#}"), String::new()))?;
     let status = sandbox::parse_result::<KatOutput>(&outcome)
-        .map(|o| o.status)
+        .map(|o| o.status.to_string())
         .unwrap_or_else(|_| outcome.failure_text().unwrap_or_else(|| "no result".into()));
     for (name, bytes) in &expected {
         let got = std::fs::read(out_dir.join(name)).ok();
@@ -251,22 +248,21 @@ fn profile_one(
     e: &BuildEntry,
     relinked: &Relinked,
     kat_identical: Option<bool>,
-    op: &str,
-    bytes: u64,
-    key: &str,
+    op: &OpSpec,
     host: &HostState,
     settings: &Settings,
 ) -> Result<Profile> {
-    let cal = read_json::<Calibration>(&run.calibration_path(&s.cand.id, &s.inst.label, key))
+    let key = op.key();
+    let cal = read_json::<Calibration>(&run.calibration_path(&s.cand.id, &s.inst.label, &key))
         .ok()
-        .filter(|c| c.status == "complete");
+        .filter(|c| c.status == ProcessStatus::Complete);
     // §5.4: t1 defaults to 1 s without a calibration.
     let (t1, setup) = cal
         .as_ref()
         .map_or((1.0, 0.0), |c| (c.t1_s, c.overhead_s + c.prepare_s));
     let (iters, warmups) = profile_iterations(t1);
     let timeout = profile_timeout_s(t1, setup, iters, warmups);
-    let mut job = job(run, s, e, op, bytes, key, host.cpu, settings);
+    let mut job = job(run, s, e, op, host.cpu, settings);
     job.library = relinked.library.clone();
     job.iterations = iters;
     job.warmups = warmups;
@@ -283,13 +279,13 @@ fn profile_one(
         sandbox::parse_result::<ProfileOutput>(&outcome),
     ) {
         (Exit::Timeout, _) => ProfileOutput {
-            status: "failed".into(),
+            status: ProcessStatus::Failed,
             error: Some(format!("hard timeout after {timeout:.0} s")),
             ..Default::default()
         },
         (_, Ok(o)) => o,
         (_, Err(_)) => ProfileOutput {
-            status: "failed".into(),
+            status: ProcessStatus::Failed,
             error: Some(format!(
                 "crashed: {}",
                 outcome.failure_text().unwrap_or_else(|| "no result".into())
@@ -312,7 +308,6 @@ fn profile_one(
         relinked,
         kat_identical,
         op,
-        bytes,
         out,
         outcome.command.clone(),
         stderr,
@@ -326,18 +321,17 @@ pub fn assemble(
     e: &BuildEntry,
     relinked: &Relinked,
     kat_identical: Option<bool>,
-    op: &str,
-    bytes: u64,
+    op: &OpSpec,
     out: ProfileOutput,
     command: Vec<String>,
     stderr: String,
 ) -> Profile {
-    let complete = out.status == "complete";
+    let complete = out.status == ProcessStatus::Complete;
     let mut meta = Map::new();
     for (k, v) in [
         ("id", out.id.clone()),
         ("instance", out.instance.clone()),
-        ("operation", op.to_string()),
+        ("operation", op.op.name()),
         ("tick_source", out.tick_source.clone()),
         ("tick_hz", format!("{:.0}", out.tick_hz)),
         ("warmups", out.warmups.to_string()),
@@ -386,9 +380,13 @@ pub fn assemble(
         schema: SCHEMA,
         candidate: s.cand.id.clone(),
         label: s.inst.label.clone(),
-        operation: op.into(),
-        input_bytes: bytes,
-        status: if complete { "complete" } else { "failed" }.into(),
+        operation: op.op.clone(),
+        input_bytes: op.input_bytes,
+        status: if complete {
+            ProcessStatus::Complete
+        } else {
+            ProcessStatus::Failed
+        },
         command,
         stderr,
         meta,
@@ -432,8 +430,8 @@ mod tests {
         let p = Profile {
             candidate: "c".into(),
             label: "l".into(),
-            operation: "enc".into(),
-            status: "complete".into(),
+            operation: Op::Enc,
+            status: ProcessStatus::Complete,
             total: Some(ProfileTotal {
                 operations: 3,
                 ticks: 1000,
@@ -455,7 +453,7 @@ mod tests {
             "profile c l enc: complete hash=25.0% rng=2.0% (corrected hash=20.0%, wrapper 40.0 ticks/call; calls/op: shake256 2, randombytes 1)"
         );
         let failed = Profile {
-            status: "failed".into(),
+            status: ProcessStatus::Failed,
             stderr: "hard timeout after 301 s\nmore".into(),
             ..p
         };

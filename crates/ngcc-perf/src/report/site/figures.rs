@@ -35,7 +35,7 @@ pub fn candidate_bars(s: &SystemSite, cand: &str) -> Vec<Bar> {
             if let Some(v) = s.metric.value(rec) {
                 bars.push(Bar {
                     label: label.clone(),
-                    series: series_of(&rec.operation, rec.input_bytes),
+                    series: series_of(&rec.operation.name(), rec.input_bytes),
                     value: v,
                     value_text: s.metric.text_with_unit(v),
                 });
@@ -225,7 +225,7 @@ pub fn op_ranking(s: &SystemSite, prefix: &str, op_key: &str) -> Vec<Bar> {
             if let Some(v) = s.metric.value(&r.record) {
                 bars.push(Bar {
                     label: format!("{cand} {label}"),
-                    series: series_of(&r.record.operation, r.record.input_bytes),
+                    series: series_of(&r.record.operation.name(), r.record.input_bytes),
                     value: v,
                     value_text: s.metric.text_with_unit(v),
                 });

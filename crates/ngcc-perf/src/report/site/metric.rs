@@ -3,35 +3,35 @@
 //! presented as core cycles.
 
 use crate::dataset::load::Dataset;
-use crate::dataset::schema::{Campaign, Record};
+use crate::dataset::schema::{Campaign, CounterKind, Record, RecordStatus};
 use crate::report::format;
 
 /// The counter behind a record's cycle figures: our `ngcc.counter`, else the campaign's,
 /// else `perf_cycles` (the reference harness counts user-mode core cycles with
 /// `perf_event_open`, reference-harness.md §2.5).
-pub fn record_counter(rec: &Record, campaign: &Campaign) -> String {
+pub fn record_counter(rec: &Record, campaign: &Campaign) -> CounterKind {
     rec.ngcc
         .as_ref()
         .map(|x| x.counter.clone())
         .or_else(|| campaign.counter.clone())
-        .unwrap_or_else(|| "perf_cycles".into())
+        .unwrap_or(CounterKind::PerfCycles)
 }
 
 /// One description of a counter for people.
-pub fn counter_words(counter: &str) -> String {
+pub fn counter_words(counter: &CounterKind) -> String {
     match counter {
-        "perf_cycles" => "user-mode core cycles".into(),
-        "tsc" => "TSC reference cycles, not core cycles".into(),
-        "cntvct" => "cntvct_el0 ticks, not core cycles".into(),
-        "none" => "no cycle counter".into(),
-        other => format!("{other} counts, not core cycles"),
+        CounterKind::PerfCycles => "user-mode core cycles".into(),
+        CounterKind::Tsc => "TSC reference cycles, not core cycles".into(),
+        CounterKind::Cntvct => "cntvct_el0 ticks, not core cycles".into(),
+        CounterKind::None => "no cycle counter".into(),
+        CounterKind::Other(other) => format!("{other} counts, not core cycles"),
     }
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Metric {
     /// Mean counts per operation of one counter.
-    Cycles { counter: String },
+    Cycles { counter: CounterKind },
     /// Mean wall-clock seconds per operation.
     Seconds,
 }
@@ -40,10 +40,14 @@ impl Metric {
     /// Cycles when every complete record of the dataset used the same counter and some have
     /// cycle figures; otherwise seconds (a chart never mixes counters).
     pub fn of(ds: &Dataset) -> Metric {
-        let mut counters: Vec<String> = Vec::new();
+        let mut counters: Vec<CounterKind> = Vec::new();
         let mut any_cycles = false;
         for r in ds.records.iter().map(|r| &r.record) {
-            let Some(s) = r.stats.as_ref().filter(|_| r.status == "complete") else {
+            let Some(s) = r
+                .stats
+                .as_ref()
+                .filter(|_| r.status == RecordStatus::Complete)
+            else {
                 continue;
             };
             any_cycles |= s.mean_cycles.is_some();
@@ -53,7 +57,7 @@ impl Metric {
             }
         }
         match counters.as_slice() {
-            [c] if c != "none" && any_cycles => Metric::Cycles { counter: c.clone() },
+            [c] if *c != CounterKind::None && any_cycles => Metric::Cycles { counter: c.clone() },
             _ => Metric::Seconds,
         }
     }
@@ -61,7 +65,10 @@ impl Metric {
     /// The record's mean per operation in this metric; `None` for failed records and for
     /// records without cycle figures.
     pub fn value(&self, rec: &Record) -> Option<f64> {
-        let s = rec.stats.as_ref().filter(|_| rec.status == "complete")?;
+        let s = rec
+            .stats
+            .as_ref()
+            .filter(|_| rec.status == RecordStatus::Complete)?;
         match self {
             Metric::Cycles { .. } => s.mean_cycles,
             Metric::Seconds => Some(s.mean_seconds),
@@ -98,11 +105,11 @@ impl Metric {
 }
 
 /// The unit word of a counter.
-pub fn unit(counter: &str) -> String {
+pub fn unit(counter: &CounterKind) -> String {
     match counter {
-        "perf_cycles" => "cycles".into(),
-        "tsc" => "TSC cycles".into(),
-        "cntvct" => "cntvct ticks".into(),
+        CounterKind::PerfCycles => "cycles".into(),
+        CounterKind::Tsc => "TSC cycles".into(),
+        CounterKind::Cntvct => "cntvct ticks".into(),
         other => format!("{other} counts"),
     }
 }
@@ -114,14 +121,14 @@ mod tests {
     #[test]
     fn axis_titles_name_the_counter() {
         let core = Metric::Cycles {
-            counter: "perf_cycles".into(),
+            counter: CounterKind::PerfCycles,
         };
         assert_eq!(
             core.axis("operation"),
             "mean cycles per operation (user-mode core cycles), log scale"
         );
         let tsc = Metric::Cycles {
-            counter: "tsc".into(),
+            counter: CounterKind::Tsc,
         };
         assert!(
             tsc.axis("operation")
