@@ -2,7 +2,7 @@
 
 mod common;
 use common::*;
-use ngcc_perf::dataset::schema::{BuildFile, Campaign, Profile, Record};
+use ngcc_perf::dataset::schema::{BuildEntry, BuildFile, Campaign, Profile, Record};
 use std::path::PathBuf;
 
 /// JSON equality where 0 and 0.0 are the same number.
@@ -30,6 +30,71 @@ fn json_files(dir: &std::path::Path) -> Vec<PathBuf> {
         }
     }
     out.sort();
+    out
+}
+
+/// Parses `path` as `T` and writes it back: the same keys in the same order with the same
+/// values (numbers compared as numbers), or the test names the file.
+fn round_trips<T: serde::de::DeserializeOwned + serde::Serialize>(path: &std::path::Path) {
+    let text = std::fs::read(path).unwrap();
+    let raw: serde_json::Value = serde_json::from_slice(&text).unwrap();
+    let typed: T = serde_json::from_slice(&text)
+        .unwrap_or_else(|e| panic!("{} does not parse: {e}", path.display()));
+    let back = serde_json::to_value(&typed).unwrap();
+    assert!(
+        same(&back, &raw),
+        "{} does not round-trip:\n  file: {raw}\n  ours: {back}",
+        path.display()
+    );
+}
+
+/// Every JSON file of the reference dataset, each with the type that reads it.
+#[test]
+fn every_fixture_json_file_round_trips() {
+    let Some(dir) = fixture_dir() else { return };
+    round_trips::<Campaign>(&dir.join("campaign.json"));
+    round_trips::<BuildFile>(&dir.join("build.json"));
+    let build: BuildFile = ngcc_perf::util::read_json(&dir.join("build.json")).unwrap();
+    for (key, value) in &build.instances {
+        let entry: BuildEntry = serde_json::from_value(value.clone()).unwrap();
+        assert!(
+            same(&serde_json::to_value(&entry).unwrap(), value),
+            "build.json instances.{key} does not round-trip"
+        );
+    }
+    let (mut records, mut profiles) = (0, 0);
+    for path in json_files(&dir.join("records")) {
+        round_trips::<Record>(&path);
+        records += 1;
+    }
+    for path in json_files(&dir.join("profile")) {
+        round_trips::<Profile>(&path);
+        profiles += 1;
+    }
+    assert_eq!((records, profiles), (18, 18));
+    let mut all = Vec::new();
+    for e in walk(&dir) {
+        if e.extension().is_some_and(|x| x == "json") {
+            all.push(e);
+        }
+    }
+    assert_eq!(
+        all.len(),
+        2 + records + profiles,
+        "a fixture JSON file is not covered"
+    );
+}
+
+fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
     out
 }
 

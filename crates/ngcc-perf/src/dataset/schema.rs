@@ -315,16 +315,16 @@ pub struct Campaign {
     pub harness_additions: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub planning: Option<Planning>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_utc: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment_at_end: Option<Env>,
     #[serde(default)]
     pub host_problems: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shards: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard_cpus: Option<Map<String, Value>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ended_utc: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub environment_at_end: Option<Env>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history_note: Option<String>,
     // --- ngcc-perf additions ---
