@@ -1,6 +1,6 @@
 //! The host check before measuring phases, and what it leaves in campaign.json.
 
-use crate::dataset::schema::{CounterKind, Env, HostCheck, Planning};
+use crate::dataset::schema::{CounterKind, EnvField, HostCheck, HostEnv, Planning};
 use crate::measure::host;
 use crate::rundir::RunDir;
 use crate::util::time::utc_now_iso;
@@ -12,7 +12,7 @@ pub struct HostState {
     pub cpu: u32,
     pub problems: Vec<String>,
     pub allow_unfixed: bool,
-    pub environment: Env,
+    pub environment: HostEnv,
     pub counter: CounterKind,
     pub counter_hz: Option<f64>,
 }
@@ -44,13 +44,11 @@ pub fn check(
         ));
     }
     let environment = host::environment(cpu);
-    let counter = CounterKind::from(
-        environment
-            .get("counter")
-            .and_then(|v| v.as_str())
-            .unwrap_or(CounterKind::None.as_str()),
-    );
-    let counter_hz = environment.get("counter_hz").and_then(|v| v.as_f64());
+    let counter = match &environment.counter {
+        EnvField::Value(c) => c.clone(),
+        _ => CounterKind::None,
+    };
+    let counter_hz = environment.counter_hz.json_f64();
     let mut c = run.load_campaign()?;
     if let Some(old) = &c.planning
         && old != planning

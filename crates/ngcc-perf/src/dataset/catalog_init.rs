@@ -5,7 +5,7 @@ use super::catalog::{
     DOWNLOADS, EXTERNAL_SIZES, KAT_ISSUES, KEX_BANDWIDTH, SUMMARY_NOTES, SURVEY, SYSTEMS,
 };
 use super::load;
-use super::schema::Op;
+use super::schema::{EnvField, Op};
 use crate::util::atomic_write;
 use anyhow::{Context, Result};
 use clap::Args;
@@ -41,26 +41,24 @@ pub fn write_catalog(dataset: &Path, out: &Path, system: Option<&str>) -> Result
         .or_else(|| ds.campaign.system_id.clone())
         .context("no --system and the dataset's campaign.json has no system_id")?;
     let env = ds.campaign.environment_at_start.clone().unwrap_or_default();
-    let text = |k: &str| {
-        env.get(k)
-            .and_then(|v| v.as_str())
-            .unwrap_or("unknown")
-            .to_string()
+    let text = |f: &EnvField<String>| match f {
+        EnvField::Value(s) => s.clone(),
+        _ => "unknown".to_string(),
     };
     let state = if ds.campaign.host_problems.is_empty() {
         "host fixed".to_string()
     } else {
         format!("host not fixed ({})", ds.campaign.host_problems.join("; "))
     };
-    let description = format!("{}, {}", text("cpu_model"), state).replace(';', ",");
+    let description = format!("{}, {}", text(&env.cpu_model), state).replace(';', ",");
     let mut systems: Vec<String> = read_rows(&out.join(SYSTEMS))
         .into_iter()
         .filter(|r| !r.starts_with(&format!("{sys};")))
         .collect();
     systems.push(format!(
         "{sys};{};{};{description}",
-        text("architecture"),
-        text("hostname")
+        text(&env.architecture),
+        text(&env.hostname)
     ));
     write(out, SYSTEMS, "ID;Arch;Hostname;Description", &systems)?;
 

@@ -288,9 +288,181 @@ impl<'de> Deserialize<'de> for Op {
     }
 }
 
-/// Environment snapshot (reference-harness.md §1.5): kept as an ordered map because the
-/// reference writes strings, ints, bools and nulls and readers only look up a few keys.
-pub type Env = Map<String, Value>;
+// ---------------------------------------------------------------------------------------
+// The host environment (reference-harness.md §1.5), in campaign.json and every record
+
+/// One environment value: absent, `null`, a value of the type §1.5 gives it, or (kept
+/// verbatim) a value of another type some harness wrote.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum EnvField<T> {
+    #[default]
+    Absent,
+    Null,
+    Value(T),
+    Other(Value),
+}
+
+impl<T: Serialize> EnvField<T> {
+    /// `Null` for `None`: the snapshot writes every key, unreadable ones as null.
+    pub fn from_option(v: Option<T>) -> EnvField<T> {
+        v.map_or(EnvField::Null, EnvField::Value)
+    }
+
+    pub fn is_absent(&self) -> bool {
+        matches!(self, EnvField::Absent)
+    }
+
+    /// The value as JSON; `None` when absent.
+    pub fn json(&self) -> Option<Value> {
+        match self {
+            EnvField::Absent => None,
+            EnvField::Null => Some(Value::Null),
+            EnvField::Value(v) => Some(serde_json::to_value(v).unwrap_or(Value::Null)),
+            EnvField::Other(v) => Some(v.clone()),
+        }
+    }
+
+    /// A string view: strings as they are, numbers and bools printed, `None` for null.
+    pub fn text(&self) -> Option<String> {
+        match self.json()? {
+            Value::Null => None,
+            Value::String(s) => Some(s),
+            other => Some(other.to_string()),
+        }
+    }
+
+    /// A number, from a JSON number or a numeric string (`"2707200"`).
+    pub fn number(&self) -> Option<f64> {
+        match self.json()? {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// A JSON number only (strings do not count).
+    pub fn json_f64(&self) -> Option<f64> {
+        self.json()?.as_f64()
+    }
+
+    /// A JSON integer only.
+    pub fn json_i64(&self) -> Option<i64> {
+        self.json()?.as_i64()
+    }
+
+    /// A JSON non-negative integer only.
+    pub fn json_u64(&self) -> Option<u64> {
+        self.json()?.as_u64()
+    }
+}
+
+impl<T: Serialize> Serialize for EnvField<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            // Skipped by `skip_serializing_if`; null if serialised on its own.
+            EnvField::Absent | EnvField::Null => s.serialize_unit(),
+            EnvField::Value(v) => v.serialize(s),
+            EnvField::Other(v) => v.serialize(s),
+        }
+    }
+}
+
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for EnvField<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<EnvField<T>, D::Error> {
+        let v = Value::deserialize(d)?;
+        if v.is_null() {
+            return Ok(EnvField::Null);
+        }
+        Ok(match T::deserialize(v.clone()) {
+            Ok(t) => EnvField::Value(t),
+            Err(_) => EnvField::Other(v),
+        })
+    }
+}
+
+/// The environment snapshot of §1.5 (keys, order and types of the reference) followed by
+/// ours. Parsed once; keys this version does not know are kept in `extra` and written after
+/// the known ones, so every file whose known keys come first in this order (all reference
+/// and ngcc-perf files) re-serialises byte for byte.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct HostEnv {
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub hostname: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub architecture: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub cpu_model: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub machine: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub cpu_number: EnvField<u64>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub logical_cpus_online: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub virtualized: EnvField<bool>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub memory_total_kib: EnvField<u64>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub os: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub kernel: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub compiler: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub cmake: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub python: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub perf_event_paranoid: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub cpufreq_governor: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub cpufreq_driver: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub cpufreq_min_khz: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub cpufreq_max_khz: EnvField<String>,
+    /// `cpuinfo_avg_freq` (arm64 AMU; newer harness versions only).
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub cpufreq_avg_khz: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub intel_pstate_no_turbo: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub cpufreq_boost: EnvField<String>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub smt_control: EnvField<String>,
+    /// Probed core clock (only with a core cycle counter).
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub core_clock_hz: EnvField<u64>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub core_clock_min_hz: EnvField<u64>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub core_clock_max_hz: EnvField<u64>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub core_clock_mhz: EnvField<u64>,
+    // --- ngcc-perf additions (after the reference keys, never renamed) ---
+    /// The counter a timing child would use on this CPU.
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub counter: EnvField<CounterKind>,
+    /// Its ticks per second.
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub counter_hz: EnvField<u64>,
+    /// `constant_tsc` and `nonstop_tsc` in the CPU flags.
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub tsc_constant: EnvField<bool>,
+    #[serde(default, skip_serializing_if = "EnvField::is_absent")]
+    pub perf_cycles_available: EnvField<bool>,
+    /// Keys this version does not know, in file order.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl HostEnv {
+    /// No key at all (a record that lost its environment).
+    pub fn is_empty(&self) -> bool {
+        *self == HostEnv::default()
+    }
+}
 
 fn is_false(b: &bool) -> bool {
     !*b
@@ -306,7 +478,7 @@ pub struct Campaign {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_utc: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub environment_at_start: Option<Env>,
+    pub environment_at_start: Option<HostEnv>,
     #[serde(default)]
     pub host_checks: Vec<HostCheck>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -318,7 +490,7 @@ pub struct Campaign {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended_utc: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub environment_at_end: Option<Env>,
+    pub environment_at_end: Option<HostEnv>,
     #[serde(default)]
     pub host_problems: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -557,7 +729,7 @@ pub struct Record {
     pub ended_utc: String,
     pub load_average_start: Vec<f64>,
     pub load_average_end: Vec<f64>,
-    pub environment: Env,
+    pub environment: HostEnv,
     pub processes: Vec<Process>,
     #[serde(flatten)]
     pub stats: Option<RecordStats>,
@@ -750,4 +922,67 @@ pub struct Calibration {
     pub command: Vec<String>,
     #[serde(default)]
     pub sandbox: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn vocabularies_round_trip_known_and_unknown_values() {
+        for s in ["PASS", "BUILDFAIL", "PENDING", "NORESULT", ""] {
+            let k: KatStatus = serde_json::from_value(json!(s)).unwrap();
+            assert_eq!(serde_json::to_value(&k).unwrap(), json!(s));
+        }
+        assert_eq!(KatStatus::from("PASS"), KatStatus::Pass);
+        assert_eq!(
+            KatStatus::from("SLOW"),
+            KatStatus::Other("SLOW".to_string())
+        );
+        assert_eq!(ProcessStatus::default().as_str(), "");
+        assert_eq!(CounterKind::from("tsc"), CounterKind::Tsc);
+        assert!(CounterKind::PerfCycles.counts_core_cycles());
+        assert!(!CounterKind::Cntvct.counts_core_cycles());
+    }
+
+    #[test]
+    fn operations_and_their_keys() {
+        assert_eq!(Op::from("pass3"), Op::Pass(3));
+        assert_eq!(Op::Pass(3).key(0), "pass3");
+        assert_eq!(Op::Hash.key(1024), "hash_1024");
+        // Only canonical spellings are passes, so every name round-trips.
+        for s in ["pass02", "pass17", "pass0", "sign_open"] {
+            assert_eq!(Op::from(s), Op::Other(s.to_string()));
+            assert_eq!(Op::from(s).name(), s);
+        }
+        assert_eq!(Op::InitA.timing_scope(), TimingScope::PerCallStep);
+        assert_eq!(Op::Exchange.timing_scope(), TimingScope::Loop);
+    }
+
+    #[test]
+    fn the_environment_keeps_absent_null_foreign_types_and_unknown_keys() {
+        let raw = json!({
+            "hostname": "h",
+            "cpu_number": 2,
+            "cpufreq_max_khz": 2100000,
+            "intel_pstate_no_turbo": null,
+            "core_clock_hz": 2.5e9,
+            "counter": "tsc",
+            "someone_elses_key": [1, 2],
+        });
+        let env: HostEnv = serde_json::from_value(raw.clone()).unwrap();
+        assert_eq!(env.cpu_number, EnvField::Value(2));
+        assert_eq!(env.cpufreq_max_khz.number(), Some(2.1e6));
+        assert_eq!(env.cpufreq_max_khz.text().as_deref(), Some("2100000"));
+        assert_eq!(env.intel_pstate_no_turbo, EnvField::Null);
+        assert!(env.machine.is_absent());
+        assert_eq!(env.core_clock_hz.number(), Some(2.5e9));
+        assert_eq!(env.counter, EnvField::Value(CounterKind::Tsc));
+        let back = serde_json::to_value(&env).unwrap();
+        assert_eq!(back, raw);
+        let keys: Vec<&String> = back.as_object().unwrap().keys().collect();
+        assert_eq!(keys.last().unwrap().as_str(), "someone_elses_key");
+        assert!(HostEnv::default().is_empty() && !env.is_empty());
+    }
 }

@@ -4,10 +4,9 @@
 //! The reference checks (§1.3) and snapshot keys (§1.5) are kept verbatim so datasets stay
 //! comparable; our additions come after them (snapshot) or are new strings (problems).
 
-use crate::dataset::schema::Env;
+use crate::dataset::schema::{EnvField, HostEnv};
 use crate::measure::counter::{self, Counter, CounterKind, monotonic_raw_ns};
 use clap::Args;
-use serde_json::Value;
 use std::hint::black_box;
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
@@ -415,103 +414,60 @@ pub fn parse_cpu_list(list: &str) -> Vec<u32> {
 /// The environment snapshot of §1.5 (same keys, order and types) followed by our keys
 /// `counter`, `counter_hz`, `tsc_constant`, `perf_cycles_available`. Core-clock keys are
 /// probed only when a core cycle counter exists (else null). Takes about 1–2 s.
-pub fn environment(cpu: u32) -> Env {
+pub fn environment(cpu: u32) -> HostEnv {
     let u = uname();
     let cpuinfo = read_string("/proc/cpuinfo").unwrap_or_default();
     let flags = cpu_flags();
     let cpu_dir = format!("/sys/devices/system/cpu/cpu{cpu}");
-    let cpufreq = |f: &str| read_trim(format!("{cpu_dir}/cpufreq/{f}"));
+    let cpufreq = |f: &str| EnvField::from_option(read_trim(format!("{cpu_dir}/cpufreq/{f}")));
+    let sys = |path: &str| EnvField::from_option(read_trim(path));
     let info = counter_info(cpu);
     let perf = info.kind == CounterKind::PerfCycles;
     let probe = if perf { clock_probe(cpu, 21, 50) } else { None };
-
-    let mut e = Env::new();
-    let mut put = |k: &str, v: Value| {
-        e.insert(k.to_string(), v);
-    };
-    put("hostname", Value::String(u.nodename));
-    put("architecture", Value::String(u.machine));
-    put("cpu_model", Value::String(cpu_model(&cpuinfo)));
-    put("machine", opt(machine()));
-    put("cpu_number", Value::from(cpu));
-    put(
-        "logical_cpus_online",
-        opt(read_trim("/sys/devices/system/cpu/online")),
-    );
-    put(
-        "virtualized",
-        Value::Bool(flags.iter().any(|f| f == "hypervisor")),
-    );
-    put(
-        "memory_total_kib",
-        read_string("/proc/meminfo")
-            .and_then(|m| mem_total_kib(&m))
-            .map_or(Value::Null, Value::from),
-    );
-    put("os", opt(os_pretty_name()));
-    put("kernel", Value::String(u.release));
-    put("compiler", opt(first_line_of(&["gcc", "--version"])));
-    put("cmake", opt(first_line_of(&["cmake", "--version"])));
-    put("python", opt(python_version()));
-    put(
-        "perf_event_paranoid",
-        opt(read_trim("/proc/sys/kernel/perf_event_paranoid")),
-    );
-    put("cpufreq_governor", opt(cpufreq("scaling_governor")));
-    put("cpufreq_driver", opt(cpufreq("scaling_driver")));
-    put("cpufreq_min_khz", opt(cpufreq("scaling_min_freq")));
-    put("cpufreq_max_khz", opt(cpufreq("scaling_max_freq")));
-    put("cpufreq_avg_khz", opt(cpufreq("cpuinfo_avg_freq")));
-    put(
-        "intel_pstate_no_turbo",
-        opt(read_trim("/sys/devices/system/cpu/intel_pstate/no_turbo")),
-    );
-    put(
-        "cpufreq_boost",
-        opt(read_trim("/sys/devices/system/cpu/cpufreq/boost")),
-    );
-    put(
-        "smt_control",
-        opt(read_trim("/sys/devices/system/cpu/smt/control")),
-    );
     let hz = |f: fn(&ClockProbe) -> f64| {
-        probe
-            .as_ref()
-            .map_or(Value::Null, |p| Value::from(f(p).round() as u64))
+        EnvField::from_option(probe.as_ref().map(|p| f(p).round() as u64))
     };
-    put("core_clock_hz", hz(|p| p.hz));
-    put("core_clock_min_hz", hz(|p| p.min_hz));
-    put("core_clock_max_hz", hz(|p| p.max_hz));
-    put(
-        "core_clock_mhz",
-        probe
-            .as_ref()
-            .map_or(Value::Null, |p| Value::from(core_clock_mhz(p.hz.round()))),
-    );
-    // --- ngcc-perf additions (after the reference keys, never renamed) ---
-    put("counter", Value::String(info.kind.as_str().into()));
-    put(
-        "counter_hz",
-        info.hz
-            .map_or(Value::Null, |h| Value::from(h.round() as u64)),
-    );
-    put(
-        "tsc_constant",
-        Value::Bool(
-            flags.iter().any(|f| f == "constant_tsc") && flags.iter().any(|f| f == "nonstop_tsc"),
+    let has_flag = |name: &str| flags.iter().any(|f| f == name);
+    HostEnv {
+        hostname: EnvField::Value(u.nodename),
+        architecture: EnvField::Value(u.machine),
+        cpu_model: EnvField::Value(cpu_model(&cpuinfo)),
+        machine: EnvField::from_option(machine()),
+        cpu_number: EnvField::Value(u64::from(cpu)),
+        logical_cpus_online: sys("/sys/devices/system/cpu/online"),
+        virtualized: EnvField::Value(has_flag("hypervisor")),
+        memory_total_kib: EnvField::from_option(
+            read_string("/proc/meminfo").and_then(|m| mem_total_kib(&m)),
         ),
-    );
-    put("perf_cycles_available", Value::Bool(perf));
-    e
+        os: EnvField::from_option(os_pretty_name()),
+        kernel: EnvField::Value(u.release),
+        compiler: EnvField::from_option(first_line_of(&["gcc", "--version"])),
+        cmake: EnvField::from_option(first_line_of(&["cmake", "--version"])),
+        python: EnvField::from_option(python_version()),
+        perf_event_paranoid: sys("/proc/sys/kernel/perf_event_paranoid"),
+        cpufreq_governor: cpufreq("scaling_governor"),
+        cpufreq_driver: cpufreq("scaling_driver"),
+        cpufreq_min_khz: cpufreq("scaling_min_freq"),
+        cpufreq_max_khz: cpufreq("scaling_max_freq"),
+        cpufreq_avg_khz: cpufreq("cpuinfo_avg_freq"),
+        intel_pstate_no_turbo: sys("/sys/devices/system/cpu/intel_pstate/no_turbo"),
+        cpufreq_boost: sys("/sys/devices/system/cpu/cpufreq/boost"),
+        smt_control: sys("/sys/devices/system/cpu/smt/control"),
+        core_clock_hz: hz(|p| p.hz),
+        core_clock_min_hz: hz(|p| p.min_hz),
+        core_clock_max_hz: hz(|p| p.max_hz),
+        core_clock_mhz: EnvField::from_option(probe.as_ref().map(|p| core_clock_mhz(p.hz.round()))),
+        counter: EnvField::Value(info.kind.clone()),
+        counter_hz: EnvField::from_option(info.hz.map(|h| h.round() as u64)),
+        tsc_constant: EnvField::Value(has_flag("constant_tsc") && has_flag("nonstop_tsc")),
+        perf_cycles_available: EnvField::Value(perf),
+        extra: Default::default(),
+    }
 }
 
 /// 50 × round(hz / 50 MHz), with Python's round-half-to-even.
 pub fn core_clock_mhz(hz: f64) -> u64 {
     (50.0 * (hz / 50e6).round_ties_even()) as u64
-}
-
-fn opt(v: Option<String>) -> Value {
-    v.map_or(Value::Null, Value::String)
 }
 
 fn read_string(path: impl AsRef<Path>) -> Option<String> {

@@ -1,8 +1,7 @@
 //! Pure rules over measured trials: the fixed clock of a run and the disturbance test
 //! (reference §1.5 and §1.12).
 
-use crate::dataset::schema::{Env, TimingScope, Trial};
-use serde_json::Value;
+use crate::dataset::schema::{HostEnv, TimingScope, Trial};
 
 /// Trials shorter than this are too short to judge (one timer tick, one interrupt).
 const MIN_JUDGED_TRIAL_S: f64 = 0.01;
@@ -11,22 +10,13 @@ const MIN_CLOCK_FRACTION: f64 = 0.95;
 
 /// The clock a run was fixed at, in Hz: `cpufreq_max_khz`·1000 when set and non-zero, else
 /// the probed `core_clock_hz`, else 0 (unknown). Accepts the reference's strings and ints.
-pub fn fixed_clock(env: &Env) -> f64 {
-    let max_khz = number(env.get("cpufreq_max_khz")).unwrap_or(0.0);
+pub fn fixed_clock(env: &HostEnv) -> f64 {
+    let finite = |x: &f64| x.is_finite();
+    let max_khz = env.cpufreq_max_khz.number().filter(finite).unwrap_or(0.0);
     if max_khz != 0.0 {
         return max_khz * 1000.0;
     }
-    number(env.get("core_clock_hz")).unwrap_or(0.0)
-}
-
-/// A JSON number or a numeric string ("2707200"); anything else is unknown.
-fn number(v: Option<&Value>) -> Option<f64> {
-    match v? {
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => s.trim().parse::<f64>().ok(),
-        _ => None,
-    }
-    .filter(|x| x.is_finite())
+    env.core_clock_hz.number().filter(finite).unwrap_or(0.0)
 }
 
 /// True when a run lost CPU time (preempted, throttled): some trial longer than 10 ms ran at
@@ -47,10 +37,10 @@ pub fn is_disturbed(trials: &[Trial], timing_scope: &TimingScope, max_hz: f64) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
-    fn env(v: Value) -> Env {
-        v.as_object().unwrap().clone()
+    fn env(v: Value) -> HostEnv {
+        serde_json::from_value(v).unwrap()
     }
 
     fn trial(seconds: f64, cycles: u64) -> Trial {
@@ -78,7 +68,7 @@ mod tests {
         assert_eq!(fixed_clock(&e), 3.4e9);
         let e = env(json!({"cpufreq_max_khz": null, "core_clock_hz": null}));
         assert_eq!(fixed_clock(&e), 0.0);
-        assert_eq!(fixed_clock(&Env::new()), 0.0);
+        assert_eq!(fixed_clock(&HostEnv::default()), 0.0);
         let e = env(json!({"cpufreq_max_khz": "n/a", "core_clock_hz": true}));
         assert_eq!(fixed_clock(&e), 0.0);
     }

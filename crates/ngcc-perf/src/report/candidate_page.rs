@@ -1,9 +1,9 @@
 //! `<cand>/perf_<SYS>.md` (reference-harness.md §8.3): one page per candidate.
 
 use super::format::{self, DASH};
-use super::model::{self, HARNESS_URL, View, env_str, is_avx2};
+use super::model::{self, HARNESS_URL, View, is_avx2};
 use crate::dataset::load::LoadedRecord;
-use crate::dataset::schema::{KatStatus, Op, Record, RecordStatus};
+use crate::dataset::schema::{EnvField, KatStatus, Op, Record, RecordStatus};
 use anyhow::Result;
 use serde_json::Value;
 
@@ -146,35 +146,35 @@ pub fn render(v: &View, cand: &str) -> Result<String> {
 /// §2 of the page; also the honest host/counter rows of our own datasets.
 fn environment<'r>(v: &View, records: impl Iterator<Item = &'r Record>, out: &mut Vec<String>) {
     let env = &v.env;
-    let get = |k: &str| env_str(env, k).unwrap_or_else(|| DASH.into());
+    let get = |f: &EnvField<String>| f.text().unwrap_or_else(|| DASH.into());
     out.push("## 2. Assessment environment".into());
     out.push(String::new());
     out.push("| item | value |".into());
     out.push("|---|---|".into());
     out.push(format!(
         "| processor | {} (CPU {}, one core) |",
-        get("cpu_model"),
-        get("cpu_number")
+        get(&env.cpu_model),
+        env.cpu_number.text().unwrap_or_else(|| DASH.into())
     ));
-    if let Some(machine) = env_str(env, "machine").filter(|m| !m.is_empty()) {
+    if let Some(machine) = env.machine.text().filter(|m| !m.is_empty()) {
         out.push(format!("| machine | {machine} |"));
     }
     out.push(format!("| clock | {} |", model::clock_text(env)));
     let memory = env
-        .get("memory_total_kib")
-        .and_then(Value::as_u64)
+        .memory_total_kib
+        .json_u64()
         .map(format::mib_from_kib)
         .unwrap_or_else(|| DASH.into());
     out.push(format!("| memory | {memory} |"));
     out.push(format!(
         "| OS / kernel | {} / {} |",
-        get("os"),
-        get("kernel")
+        get(&env.os),
+        get(&env.kernel)
     ));
     out.push(format!(
         "| compiler / build tool | {} / {} |",
-        get("compiler"),
-        get("cmake")
+        get(&env.compiler),
+        get(&env.cmake)
     ));
     for (item, value) in v.honesty_rows(records) {
         out.push(format!("| {item} | {value} |"));

@@ -3,8 +3,8 @@
 //! the wording of the reference's published method pages, with facts taken from the dataset.
 
 use super::format;
-use super::model::{self, View, env_str, natural_cmp};
-use crate::dataset::schema::{Env, RecordStatus};
+use super::model::{self, View, natural_cmp};
+use crate::dataset::schema::{HostEnv, RecordStatus};
 use anyhow::Result;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -23,8 +23,8 @@ fn py_float(x: f64) -> String {
     }
 }
 
-fn smt_phrase(env: &Env) -> String {
-    match env_str(env, "smt_control").as_deref() {
+fn smt_phrase(env: &HostEnv) -> String {
+    match env.smt_control.text().as_deref() {
         Some("notsupported") | Some("notimplemented") => "no SMT".into(),
         Some(s) => format!("SMT {s}"),
         None => "SMT unknown".into(),
@@ -32,17 +32,17 @@ fn smt_phrase(env: &Env) -> String {
 }
 
 /// Why a record's host state differs from the expected one; empty when it does not.
-fn deviations(env: &Env, reference: &Env, has_cycles: bool) -> Vec<String> {
+fn deviations(env: &HostEnv, reference: &HostEnv, has_cycles: bool) -> Vec<String> {
     let mut out = Vec::new();
-    let no_turbo = env_str(env, "intel_pstate_no_turbo");
-    let boost = env_str(env, "cpufreq_boost");
+    let no_turbo = env.intel_pstate_no_turbo.text();
+    let boost = env.cpufreq_boost.text();
     if no_turbo.as_deref() == Some("0") || (no_turbo.is_none() && boost.as_deref() == Some("1")) {
         out.push("turbo enabled".to_string());
     }
-    if let Some(g) = env_str(env, "cpufreq_governor").filter(|g| g != "performance") {
+    if let Some(g) = env.cpufreq_governor.text().filter(|g| g != "performance") {
         out.push(format!("governor {g}"));
     }
-    if let Some(s) = env_str(env, "smt_control").filter(|s| {
+    if let Some(s) = env.smt_control.text().filter(|s| {
         !matches!(
             s.as_str(),
             "off" | "forceoff" | "notsupported" | "notimplemented"
@@ -53,7 +53,7 @@ fn deviations(env: &Env, reference: &Env, has_cycles: bool) -> Vec<String> {
     if !has_cycles {
         out.push("no hardware cycle count".to_string());
     }
-    let mhz = |e: &Env| e.get("core_clock_mhz").and_then(Value::as_i64);
+    let mhz = |e: &HostEnv| e.core_clock_mhz.json_i64();
     if let (Some(m), Some(r)) = (mhz(env), mhz(reference))
         && m != r
     {
@@ -88,15 +88,18 @@ fn state_sentence(v: &View) -> String {
         );
     }
     let smt = smt_phrase(env);
-    let governor = env_str(env, "cpufreq_governor").unwrap_or_else(|| "unknown".into());
-    let driver = env_str(env, "cpufreq_driver");
-    let arch = env_str(env, "architecture").unwrap_or_default();
-    let min = env_str(env, "cpufreq_min_khz");
-    let max = env_str(env, "cpufreq_max_khz");
+    let governor = env
+        .cpufreq_governor
+        .text()
+        .unwrap_or_else(|| "unknown".into());
+    let driver = env.cpufreq_driver.text();
+    let arch = env.architecture.text().unwrap_or_default();
+    let min = env.cpufreq_min_khz.text();
+    let max = env.cpufreq_max_khz.text();
     let state = if driver.is_none() {
         let clock = env
-            .get("core_clock_hz")
-            .and_then(Value::as_f64)
+            .core_clock_hz
+            .json_f64()
             .map(|hz| format!("{} GHz", format::ghz(hz / 1e9)))
             .unwrap_or_else(|| "an unmeasured clock".into());
         format!(
@@ -108,7 +111,7 @@ fn state_sentence(v: &View) -> String {
             .and_then(|k| k.parse::<f64>().ok())
             .map(|k| format::ghz(k / 1e6))
             .unwrap_or_default();
-        let boost = match env_str(env, "cpufreq_boost").as_deref() {
+        let boost = match env.cpufreq_boost.text().as_deref() {
             Some("0") => "boost off",
             Some("1") => "boost on",
             _ => "boost unknown",
@@ -118,8 +121,8 @@ fn state_sentence(v: &View) -> String {
         )
     } else {
         let turbo = match (
-            env_str(env, "intel_pstate_no_turbo").as_deref(),
-            env_str(env, "cpufreq_boost").as_deref(),
+            env.intel_pstate_no_turbo.text().as_deref(),
+            env.cpufreq_boost.text().as_deref(),
         ) {
             (Some("1"), _) | (None, Some("0")) => "turbo off",
             (Some("0"), _) | (None, Some("1")) => "turbo on",
@@ -156,8 +159,8 @@ fn cores_limitation(v: &View) -> String {
                 .filter(|r| {
                     r.record
                         .environment
-                        .get("cpu_number")
-                        .and_then(Value::as_i64)
+                        .cpu_number
+                        .json_i64()
                         .is_some_and(|c| !shard_cpus.contains(&c))
                 })
                 .map(|r| format!("{} {}", r.record.candidate, r.record.label))
@@ -257,8 +260,8 @@ pub fn render(v: &View) -> Result<String> {
     };
     let mut first = format!(
         "- One {} core (CPU {}; {}). {counter_sentence} {}",
-        env_str(env, "cpu_model").unwrap_or_else(|| "unknown".into()),
-        env_str(env, "cpu_number").unwrap_or_else(|| "unknown".into()),
+        env.cpu_model.text().unwrap_or_else(|| "unknown".into()),
+        env.cpu_number.text().unwrap_or_else(|| "unknown".into()),
         model::clock_text(env),
         state_sentence(v)
     );

@@ -5,10 +5,9 @@ use super::format::{self, DASH};
 use crate::dataset::catalog::{Catalogs, System};
 use crate::dataset::load::{Dataset, LoadedProfile, LoadedRecord};
 use crate::dataset::schema::{
-    BuildEntry, CounterKind, Env, KatStatus, Profile, Record, RecordStatus,
+    BuildEntry, CounterKind, HostEnv, KatStatus, Profile, Record, RecordStatus,
 };
 use anyhow::Result;
-use serde_json::Value;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
@@ -114,23 +113,6 @@ pub fn guide_name(arch: &str) -> &str {
     }
 }
 
-/// A string view of an environment value: strings as-is, numbers and bools printed.
-pub fn env_str(env: &Env, key: &str) -> Option<String> {
-    match env.get(key)? {
-        Value::Null => None,
-        Value::String(s) => Some(s.clone()),
-        other => Some(other.to_string()),
-    }
-}
-
-fn env_f64(env: &Env, key: &str) -> Option<f64> {
-    match env.get(key)? {
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
-}
-
 fn on_off(v: Option<String>, on: &str, off: &str) -> Option<&'static str> {
     match v.as_deref() {
         Some(x) if x == on => Some("on"),
@@ -139,8 +121,8 @@ fn on_off(v: Option<String>, on: &str, off: &str) -> Option<&'static str> {
     }
 }
 
-fn smt_text(env: &Env) -> String {
-    match env_str(env, "smt_control").as_deref() {
+fn smt_text(env: &HostEnv) -> String {
+    match env.smt_control.text().as_deref() {
         Some("notsupported") | Some("notimplemented") => "none".into(),
         Some(s) => s.into(),
         None => "unknown".into(),
@@ -148,14 +130,17 @@ fn smt_text(env: &Env) -> String {
 }
 
 /// How the core clock was held, in words (§8.3 clock_text).
-pub fn clock_text(env: &Env) -> String {
+pub fn clock_text(env: &HostEnv) -> String {
     let smt = smt_text(env);
-    let driver = env_str(env, "cpufreq_driver").filter(|d| !d.is_empty());
-    let core_hz = env_f64(env, "core_clock_hz").filter(|h| *h > 0.0);
-    let min_khz = env_str(env, "cpufreq_min_khz");
-    let max_khz = env_str(env, "cpufreq_max_khz");
-    let governor = env_str(env, "cpufreq_governor").unwrap_or_else(|| "unknown".into());
-    let arch = env_str(env, "architecture").unwrap_or_default();
+    let driver = env.cpufreq_driver.text().filter(|d| !d.is_empty());
+    let core_hz = env.core_clock_hz.number().filter(|h| *h > 0.0);
+    let min_khz = env.cpufreq_min_khz.text();
+    let max_khz = env.cpufreq_max_khz.text();
+    let governor = env
+        .cpufreq_governor
+        .text()
+        .unwrap_or_else(|| "unknown".into());
+    let arch = env.architecture.text().unwrap_or_default();
     if driver.is_none()
         && let Some(hz) = core_hz
     {
@@ -164,19 +149,19 @@ pub fn clock_text(env: &Env) -> String {
             format::ghz(hz / 1e9)
         );
     }
-    let max_ghz = env_f64(env, "cpufreq_max_khz").map(|k| format::ghz(k / 1e6));
+    let max_ghz = env.cpufreq_max_khz.number().map(|k| format::ghz(k / 1e6));
     let Some(max_ghz) = max_ghz else {
         // Neither a frequency driver nor a measured clock: nothing to claim.
         return format!("unknown (no cpufreq data, no measured clock), SMT {smt}");
     };
     if arch == "aarch64" && min_khz.is_some() && min_khz == max_khz {
-        let boost = on_off(env_str(env, "cpufreq_boost"), "1", "0").unwrap_or("unknown");
+        let boost = on_off(env.cpufreq_boost.text(), "1", "0").unwrap_or("unknown");
         return format!(
             "fixed {max_ghz} GHz (governor {governor}, minimum = maximum), boost {boost}, SMT {smt}"
         );
     }
-    let turbo = on_off(env_str(env, "intel_pstate_no_turbo"), "0", "1")
-        .or_else(|| on_off(env_str(env, "cpufreq_boost"), "1", "0"))
+    let turbo = on_off(env.intel_pstate_no_turbo.text(), "0", "1")
+        .or_else(|| on_off(env.cpufreq_boost.text(), "1", "0"))
         .unwrap_or("unknown");
     format!("max {max_ghz} GHz, governor {governor}, turbo {turbo}, SMT {smt}")
 }
@@ -188,7 +173,7 @@ pub struct View<'a> {
     pub sys: &'a str,
     pub system: &'a System,
     /// The environment shown on pages (§8.1 "reference environment").
-    pub env: Env,
+    pub env: HostEnv,
 }
 
 impl<'a> View<'a> {
@@ -399,7 +384,7 @@ impl<'a> View<'a> {
             .ds
             .records
             .iter()
-            .filter_map(|r| env_f64(&r.record.environment, "cpu_number").map(|c| c as i64))
+            .filter_map(|r| r.record.environment.cpu_number.number().map(|c| c as i64))
             .collect();
         set.into_iter().collect()
     }
@@ -436,10 +421,10 @@ pub fn sorted_natural(mut v: Vec<String>) -> Vec<String> {
 }
 
 /// The first complete record timed on CPU 2, else the first record, else the campaign start.
-pub fn reference_env(ds: &Dataset) -> Env {
+pub fn reference_env(ds: &Dataset) -> HostEnv {
     let on_reference_cpu = |r: &&LoadedRecord| {
         r.record.status == RecordStatus::Complete
-            && env_str(&r.record.environment, "cpu_number").as_deref() == Some(REFERENCE_CPU)
+            && r.record.environment.cpu_number.text().as_deref() == Some(REFERENCE_CPU)
     };
     ds.records
         .iter()
@@ -489,6 +474,7 @@ pub fn share_of(p: &Profile, func: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn natural_order() {
@@ -541,11 +527,12 @@ mod tests {
         );
     }
 
-    fn env(pairs: &[(&str, Value)]) -> Env {
-        pairs
+    fn env(pairs: &[(&str, Value)]) -> HostEnv {
+        let map: serde_json::Map<String, Value> = pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect()
+            .collect();
+        serde_json::from_value(Value::Object(map)).unwrap()
     }
 
     #[test]
@@ -585,7 +572,7 @@ mod tests {
             clock_text(&fw),
             "measured 3.40 GHz, set by firmware (no OS frequency scaling or boost), SMT none"
         );
-        assert!(clock_text(&Env::new()).starts_with("unknown"));
+        assert!(clock_text(&HostEnv::default()).starts_with("unknown"));
     }
 
     #[test]

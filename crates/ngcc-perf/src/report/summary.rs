@@ -3,7 +3,7 @@
 //! the wording of the reference's published summaries.
 
 use super::format::{self, DASH};
-use super::model::{self, HARNESS_URL, View, env_str, is_avx2, natural_cmp};
+use super::model::{self, HARNESS_URL, View, is_avx2, natural_cmp};
 use crate::dataset::load::LoadedRecord;
 use crate::dataset::schema::KatStatus;
 use anyhow::Result;
@@ -137,7 +137,7 @@ pub fn render(v: &View) -> Result<String> {
     out.push(String::new());
     let mut intro = format!(
         "Independent measurements of the NGCC Round 1 implementations on one {} core ({}).",
-        env_str(env, "cpu_model").unwrap_or_else(|| "unknown".into()),
+        env.cpu_model.text().unwrap_or_else(|| "unknown".into()),
         model::clock_text(env)
     );
     for (item, value) in v.honesty_rows(v.ds.records.iter().map(|r| &r.record)) {
@@ -416,7 +416,11 @@ fn profiled_pseudoxof_cycles(v: &View, out_bits: u64) -> Option<f64> {
         }
     }
     let ticks = crate::measure::stats::median(&per_profile)?;
-    let khz = env_str(&v.env, "cpufreq_max_khz").and_then(|k| k.parse::<f64>().ok());
+    let khz = v
+        .env
+        .cpufreq_max_khz
+        .text()
+        .and_then(|k| k.parse::<f64>().ok());
     let factor = match (khz, tick_hz) {
         (Some(k), Some(h)) if h > 0.0 => k * 1000.0 / h,
         _ => 1.0,

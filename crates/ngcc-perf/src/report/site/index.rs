@@ -4,7 +4,7 @@ use super::html::{Banner, Shell, Table, esc, rel_href};
 use super::metric::{Metric, counter_words};
 use super::{INDEX, SURVEY, Site, candidate_path, method_path, summary_path};
 use crate::report::format::DASH;
-use crate::report::model::{self, category, env_str};
+use crate::report::model::{self, category};
 use anyhow::Result;
 use std::fmt::Write as _;
 
@@ -66,7 +66,7 @@ pub fn render(site: &Site) -> Result<String> {
         systems.rows.push(vec![
             cell(link(INDEX, &summary_path(sys), sys), sys),
             plain(model::arch_label(s.view.arch())),
-            plain(&env_str(env, "cpu_model").unwrap_or_else(|| DASH.into())),
+            plain(&env.cpu_model.text().unwrap_or_else(|| DASH.into())),
             plain(&model::clock_text(env)),
             plain(&counter),
             host,
