@@ -2,7 +2,7 @@
 //! minimal C loop linked to the same library, same RNG pattern, same counter, interleaved.
 //! Prints both and their ratio (target ≤ 1.01). A benchmark, not a test.
 
-use crate::campaign::context::{job, run_child};
+use crate::campaign::context::{Target, job, run_child};
 use crate::campaign::measurable::OpSpec;
 use crate::campaign::{self, Phase, Selected, Settings};
 use crate::child::protocol::{BenchRng, Request};
@@ -109,7 +109,13 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
     let (mut harness, mut minimal) = (Vec::new(), Vec::new());
     let mut harness_cv = Vec::new();
     for round in 0..args.rounds {
-        let mut j = job(&run, &sel, &entry, &OpSpec::plain(Op::Enc), cpu, &settings);
+        let op = OpSpec::plain(Op::Enc);
+        let target = Target {
+            sel: &sel,
+            entry: &entry,
+            op: &op,
+        };
+        let mut j = job(&run, &settings, &target);
         j.iterations = args.iterations;
         j.warmups = warmups;
         j.counter = Some(if cfg!(target_arch = "aarch64") {
@@ -120,10 +126,10 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
         j.rng = Some(BenchRng::Counter);
         let (out, _) = run_child(
             &run,
+            &settings,
             &format!("bench-{round}"),
             &Request::Trial(j),
             600.0,
-            &settings,
         )?;
         let t = out
             .trials

@@ -1,12 +1,14 @@
-//! What every timing child of a campaign shares: the operation job sent to the child, and
-//! running one child with the campaign's limits into an `OpOutput` plus its process facts.
+//! What every timing child of a campaign shares: the target (instance, build entry,
+//! operation), the measuring context of a phase, the job sent to the child, and running one
+//! child with the campaign's limits into an `OpOutput` plus its process facts.
 
+use super::host_gate::HostState;
 use super::measurable::OpSpec;
 use super::{Selected, Settings};
 use crate::child::protocol::{Limits, OpJob, OpOutput, Request};
-use crate::dataset::schema::{BuildEntry, Calibration, ProcessStatus};
+use crate::dataset::schema::{BuildEntry, Calibration, Planning, ProcessStatus};
 use crate::rundir::RunDir;
-use crate::sandbox::{self, Exit, Spec};
+use crate::sandbox::{self, Exit, Outcome, Spec};
 use crate::util::read_json;
 use anyhow::Result;
 use std::time::Duration;
@@ -16,28 +18,80 @@ pub fn exchange_calibration(run: &RunDir, s: &Selected) -> Option<Calibration> {
     read_json(&run.calibration_path(&s.cand.id, &s.inst.label, "exchange")).ok()
 }
 
-pub fn job(
-    run: &RunDir,
-    s: &Selected,
-    e: &BuildEntry,
-    spec: &OpSpec,
-    cpu: u32,
-    settings: &Settings,
-) -> OpJob {
+/// One operation of one selected instance, timed from its build entry.
+#[derive(Clone, Copy)]
+pub struct Target<'a> {
+    pub sel: &'a Selected,
+    pub entry: &'a BuildEntry,
+    pub op: &'a OpSpec,
+}
+
+impl Target<'_> {
+    /// The op key: names the calibration, setup, record and profile files.
+    pub fn key(&self) -> String {
+        self.op.key()
+    }
+
+    pub fn cand(&self) -> &str {
+        &self.sel.cand.id
+    }
+
+    pub fn label(&self) -> &str {
+        &self.sel.inst.label
+    }
+
+    /// A child's scratch folder name: `<what>-<cand>-<label>-<key>`.
+    pub fn scratch_name(&self, what: &str) -> String {
+        format!("{what}-{}-{}-{}", self.cand(), self.label(), self.key())
+    }
+}
+
+/// What the timing phases (calibrate, measure, profile) share: where, with which settings,
+/// on which host state and with which planning rule.
+pub struct MeasureCtx<'a> {
+    pub run: &'a RunDir,
+    pub settings: &'a Settings,
+    pub host: HostState,
+    pub planning: Planning,
+}
+
+impl MeasureCtx<'_> {
+    pub fn job(&self, t: &Target) -> OpJob {
+        job(self.run, self.settings, t)
+    }
+
+    pub fn run_child(
+        &self,
+        name: &str,
+        req: &Request,
+        timeout_s: f64,
+    ) -> Result<(OpOutput, Outcome)> {
+        run_child(self.run, self.settings, name, req, timeout_s)
+    }
+
+    /// The calibration of `t`, if one was written.
+    pub fn calibration(&self, t: &Target) -> Option<Calibration> {
+        read_json(&self.run.calibration_path(t.cand(), t.label(), &t.key())).ok()
+    }
+}
+
+/// The job of one calibrate, trial or profile child for `t`: one call, no warm-up, pinned to
+/// the benchmark CPU (callers set iterations, warm-ups and trials).
+pub fn job(run: &RunDir, settings: &Settings, t: &Target) -> OpJob {
     OpJob {
         limits: Limits {
             address_space: Some(settings.mem_limit_mib << 20),
             // Set per process from its wall-clock timeout (see `run_child`).
             cpu_seconds: None,
             file_size: Some(1 << 30),
-            pin_cpu: Some(cpu),
+            pin_cpu: Some(settings.cpu),
         },
-        library: run.path(e.library.as_deref().unwrap_or_default()),
-        kind: s.cand.kind,
-        api: s.cand.api,
-        op: spec.op.clone(),
-        input_bytes: spec.input_bytes,
-        setup_dir: run.setup_dir(&s.cand.id, &s.inst.label, &spec.key()),
+        library: run.path(t.entry.library.as_deref().unwrap_or_default()),
+        kind: t.sel.cand.kind,
+        api: t.sel.cand.api,
+        op: t.op.op.clone(),
+        input_bytes: t.op.input_bytes,
+        setup_dir: run.setup_dir(t.cand(), t.label(), &t.key()),
         seed_tweak: 0,
         iterations: 1,
         warmups: 0,
@@ -50,11 +104,11 @@ pub fn job(
 /// Runs one child and turns every way it can end into an `OpOutput` plus its process facts.
 pub fn run_child(
     run: &RunDir,
+    settings: &Settings,
     name: &str,
     req: &Request,
     timeout_s: f64,
-    settings: &Settings,
-) -> Result<(OpOutput, sandbox::Outcome)> {
+) -> Result<(OpOutput, Outcome)> {
     let timeout_s = settings.child_timeout_s(timeout_s);
     let spec = Spec {
         workdir: run.scratch(name)?,

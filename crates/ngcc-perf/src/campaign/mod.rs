@@ -88,8 +88,14 @@ fn measuring_phase(
         }
         run.save_campaign(&c)?;
     }
+    let ctx = context::MeasureCtx {
+        run,
+        settings,
+        host,
+        planning,
+    };
     match phase {
-        Phase::Calibrate => phases::calibrate::run(run, &todo, settings, &host),
-        _ => phases::measure::run(run, &todo, settings, &host, &planning),
+        Phase::Calibrate => phases::calibrate::run(&ctx, &todo),
+        _ => phases::measure::run(&ctx, &todo),
     }
 }

@@ -1,13 +1,10 @@
 //! Phase `calibrate`: warm calibration of every operation in a pinned child, which also
 //! builds and saves the operation's setup (key pairs, ciphertexts, signatures) once.
 
-use crate::campaign::context::{exchange_calibration, job, run_child};
-use crate::campaign::host_gate::HostState;
-use crate::campaign::measurable::{self, OpSpec};
-use crate::campaign::{Selected, Settings};
+use crate::campaign::context::{MeasureCtx, Target, exchange_calibration};
+use crate::campaign::measurable::{self, Measurable};
 use crate::child::protocol::Request;
-use crate::dataset::schema::*;
-use crate::rundir::RunDir;
+use crate::dataset::schema::{Calibration, ProcessStatus};
 use crate::util::progress::Progress;
 use crate::util::{tail, write_json};
 use anyhow::Result;
@@ -15,31 +12,28 @@ use anyhow::Result;
 /// Calibration of one op may take at most this long before it is killed.
 const CALIBRATION_TIMEOUT_S: u64 = 6 * 3600;
 
-pub fn run(
-    run: &RunDir,
-    todo: &[(Selected, BuildEntry)],
-    settings: &Settings,
-    host: &HostState,
-) -> Result<()> {
-    let mut work = Vec::new();
+pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
+    let run = ctx.run;
+    let progress = Progress::new("calibrate", todo.len() as u64);
     for (s, e) in todo {
-        work.push((s, e));
-    }
-    let progress = Progress::new("calibrate", work.len() as u64);
-    for (s, e) in work {
         // KEX: the exchange first; its passes decide the steps.
         let mut done_ops = 0;
         loop {
             let exchange = exchange_calibration(run, s);
             let ops = measurable::operations(s.cand.kind, exchange.as_ref());
-            for spec in &ops {
-                let key = spec.key();
-                let path = run.calibration_path(&s.cand.id, &s.inst.label, &key);
+            for op in &ops {
+                let t = Target {
+                    sel: s,
+                    entry: e,
+                    op,
+                };
+                let key = t.key();
+                let path = run.calibration_path(t.cand(), t.label(), &key);
                 if path.is_file() {
                     continue;
                 }
                 progress.working_on(&format!("{} {key}", s.key()));
-                let cal = calibrate_one(run, s, e, spec, host, settings)?;
+                let cal = calibrate_one(ctx, &t)?;
                 write_json(&path, &cal)?;
                 let what = if cal.status == ProcessStatus::Complete {
                     format!("{:.6} s warm ({:.6} s cold)", cal.t1_s, cal.cold_s)
@@ -63,25 +57,12 @@ pub fn run(
     Ok(())
 }
 
-fn calibrate_one(
-    run: &RunDir,
-    s: &Selected,
-    e: &BuildEntry,
-    spec: &OpSpec,
-    host: &HostState,
-    settings: &Settings,
-) -> Result<Calibration> {
-    let key = spec.key();
-    let dir = run.setup_dir(&s.cand.id, &s.inst.label, &key);
+fn calibrate_one(ctx: &MeasureCtx, t: &Target) -> Result<Calibration> {
+    let dir = ctx.run.setup_dir(t.cand(), t.label(), &t.key());
     let _ = std::fs::remove_dir_all(&dir);
-    let req = Request::Calibrate(job(run, s, e, spec, host.cpu, settings));
-    let (out, outcome) = run_child(
-        run,
-        &format!("cal-{}-{}-{key}", s.cand.id, s.inst.label),
-        &req,
-        CALIBRATION_TIMEOUT_S as f64,
-        settings,
-    )?;
+    let req = Request::Calibrate(ctx.job(t));
+    let (out, outcome) =
+        ctx.run_child(&t.scratch_name("cal"), &req, CALIBRATION_TIMEOUT_S as f64)?;
     Ok(Calibration {
         status: out.status.clone(),
         error: out.error.clone(),
@@ -97,7 +78,7 @@ fn calibrate_one(
         counter: out.counter.clone(),
         counter_overhead_ticks: out.counter_overhead_ticks,
         stack_peak_bytes: out.stack_peak_bytes,
-        library_sha256: e.library_sha256.clone().unwrap_or_default(),
+        library_sha256: t.entry.library_sha256.clone().unwrap_or_default(),
         meta: out.meta.clone(),
         trials: out.trials.clone(),
         stderr: tail(&outcome.stderr, 2000),

@@ -1,14 +1,12 @@
 //! Phase `measure`: planning (reference §1.11), then the trials of every operation, each in a
 //! fresh pinned process, into records with raw trials and statistics.
 
-use crate::campaign::context::{exchange_calibration, job, run_child};
-use crate::campaign::host_gate::HostState;
-use crate::campaign::measurable::{self, OpSpec};
-use crate::campaign::{Selected, Settings};
+use crate::campaign::Selected;
+use crate::campaign::context::{MeasureCtx, Target, exchange_calibration};
+use crate::campaign::measurable::{self, Measurable, OpSpec};
 use crate::child::protocol::Request;
 use crate::dataset::schema::*;
 use crate::measure::{plan, stats, timing};
-use crate::rundir::RunDir;
 use crate::sandbox::Exit;
 use crate::util::progress::Progress;
 use crate::util::{read_json, sha256_file, tail, time::utc_now_iso, write_json};
@@ -22,19 +20,43 @@ fn was_disturbed(trials: &[Trial], scope: &TimingScope, max_hz: f64) -> bool {
     timing::is_disturbed(trials, scope, max_hz) || lost_cpu(trials)
 }
 
-pub fn run(
-    run: &RunDir,
-    todo: &[(Selected, BuildEntry)],
-    settings: &Settings,
-    host: &HostState,
-    planning: &Planning,
-) -> Result<()> {
+/// An operation with a calibration and no record yet, and the plan it is timed with.
+struct Planned<'a> {
+    sel: &'a Selected,
+    entry: &'a BuildEntry,
+    op: OpSpec,
+    cal: Calibration,
+    plan: Plan,
+}
+
+impl Planned<'_> {
+    fn target(&self) -> Target<'_> {
+        Target {
+            sel: self.sel,
+            entry: self.entry,
+            op: &self.op,
+        }
+    }
+}
+
+/// The processes one record is assembled from, and when and how they ran.
+struct Measured {
+    processes: Vec<Process>,
+    disturbed_retries: u32,
+    started_utc: String,
+    load_average_start: Vec<f64>,
+    /// The run's fixed clock (0: unknown), for the disturbance rule.
+    max_hz: f64,
+}
+
+pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
+    let run = ctx.run;
     // Plans for every op with a calibration and no record, cheapest first.
     let mut planned = Vec::new();
     for (s, e) in todo {
         let exchange = exchange_calibration(run, s);
-        for spec in measurable::operations(s.cand.kind, exchange.as_ref()) {
-            let key = spec.key();
+        for op in measurable::operations(s.cand.kind, exchange.as_ref()) {
+            let key = op.key();
             if run.record_path(&s.cand.id, &s.inst.label, &key).is_file() {
                 continue;
             }
@@ -43,14 +65,20 @@ pub fn run(
             else {
                 continue;
             };
-            let iter_cost = (s.cand.kind == crate::candidate::Kind::Kex && spec.op != Op::Exchange)
+            let iter_cost = (s.cand.kind == crate::candidate::Kind::Kex && op.op != Op::Exchange)
                 .then(|| exchange.as_ref().map_or(cal.t1_s, |x| x.t1_s));
-            let p = plan::plan(planning, cal.t1_s, cal.overhead_s, iter_cost);
-            planned.push((s, e, spec, key, cal, p));
+            let plan = plan::plan(&ctx.planning, cal.t1_s, cal.overhead_s, iter_cost);
+            planned.push(Planned {
+                sel: s,
+                entry: e,
+                op,
+                cal,
+                plan,
+            });
         }
     }
-    planned.sort_by(|a, b| a.5.estimated_s.total_cmp(&b.5.estimated_s));
-    let total_s: f64 = planned.iter().map(|p| p.5.estimated_s).sum();
+    planned.sort_by(|a, b| a.plan.estimated_s.total_cmp(&b.plan.estimated_s));
+    let total_s: f64 = planned.iter().map(|p| p.plan.estimated_s).sum();
     eprintln!(
         "measure: {} operations planned, about {:.2} h of work outstanding",
         planned.len(),
@@ -58,16 +86,18 @@ pub fn run(
     );
     let progress = Progress::new("measure", planned.len() as u64);
     let mut left = total_s;
-    for (s, e, spec, key, cal, p) in planned {
-        progress.working_on(&format!("{} {key}", s.key()));
-        let record = measure_one(run, s, e, &spec, &cal, &p, host, settings)?;
-        write_json(&run.record_path(&s.cand.id, &s.inst.label, &key), &record)?;
-        left -= p.estimated_s;
+    for p in &planned {
+        let t = p.target();
+        let key = t.key();
+        progress.working_on(&format!("{} {key}", p.sel.key()));
+        let record = measure_one(ctx, p)?;
+        write_json(&run.record_path(t.cand(), t.label(), &key), &record)?;
+        left -= p.plan.estimated_s;
         let value = match &record.stats {
             Some(st) => match st.mean_cycles {
                 Some(c) => format!(
                     "{c:.0} {}",
-                    if host.counter.counts_core_cycles() {
+                    if ctx.host.counter.counts_core_cycles() {
                         "cycles"
                     } else {
                         "ticks"
@@ -84,7 +114,7 @@ pub fn run(
             .map_or(0.0, |x| x.timed_fraction * 100.0);
         progress.done(&format!(
             "measure {} {key}: {} n={n} {value} (timed {frac:.1} %, left ~{:.2} h)",
-            s.key(),
+            p.sel.key(),
             record.status,
             left.max(0.0) / 3600.0
         ));
@@ -93,32 +123,24 @@ pub fn run(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn measure_one(
-    run: &RunDir,
-    s: &Selected,
-    e: &BuildEntry,
-    spec: &OpSpec,
-    cal: &Calibration,
-    p: &Plan,
-    host: &HostState,
-    settings: &Settings,
-) -> Result<Record> {
-    let key = spec.key();
-    let started = utc_now_iso();
-    let load_start = crate::measure::host::load_average();
-    let max_hz = timing::fixed_clock(&host.environment);
-    let mut processes: Vec<Process> = Vec::new();
-    let mut disturbed_total = 0u32;
-    let lib_now = run.path(e.library.as_deref().unwrap_or_default());
-    let lib_ok = sha256_file(&lib_now).ok() == e.library_sha256;
+fn measure_one(ctx: &MeasureCtx, planned: &Planned) -> Result<Record> {
+    let (t, cal, p) = (planned.target(), &planned.cal, &planned.plan);
+    let mut m = Measured {
+        processes: Vec::new(),
+        disturbed_retries: 0,
+        started_utc: utc_now_iso(),
+        load_average_start: crate::measure::host::load_average(),
+        max_hz: timing::fixed_clock(&ctx.host.environment),
+    };
+    let lib_now = ctx.run.path(t.entry.library.as_deref().unwrap_or_default());
+    let lib_ok = sha256_file(&lib_now).ok() == t.entry.library_sha256;
     if cal.status != ProcessStatus::Complete || !lib_ok {
         let why = if lib_ok {
             cal.error.clone().unwrap_or_else(|| cal.status.to_string())
         } else {
             "library changed since its KAT; rebuild and re-run the kat phase".into()
         };
-        processes.push(Process {
+        m.processes.push(Process {
             // `failed` or `hard_timeout`, as the calibration ended.
             status: if lib_ok {
                 cal.status.clone()
@@ -130,7 +152,7 @@ fn measure_one(
         });
     } else if p.trials == 1 && p.iterations_per_trial == 1 && p.warmups == 0 {
         // Too slow to repeat: the calibration's cold call is the measurement (reference §1.12).
-        processes.push(Process {
+        m.processes.push(Process {
             status: ProcessStatus::Complete,
             exit_code: Some(0),
             meta: cal.meta.clone(),
@@ -144,83 +166,72 @@ fn measure_one(
             ..Process::default()
         });
     } else {
-        let per_process = if p.separate_processes { 1 } else { p.trials };
-        let n_proc = if p.separate_processes { p.trials } else { 1 };
-        for k in 0..n_proc {
-            let mut attempt = 0;
-            loop {
-                let mut j = job(run, s, e, spec, host.cpu, settings);
-                j.iterations = p.iterations_per_trial;
-                j.warmups = p.warmups;
-                j.trials = per_process;
-                j.seed_tweak = k as u8;
-                let name = format!("trial-{}-{}-{key}-{k}", s.cand.id, s.inst.label);
-                let (out, outcome) = run_child(
-                    run,
-                    &name,
-                    &Request::Trial(j),
-                    p.timeout_per_process_s,
-                    settings,
-                )?;
-                let mut proc = Process {
-                    status: out.status.clone(),
-                    exit_code: match outcome.exit {
-                        Exit::Code(c) => Some(c),
-                        _ => None,
-                    },
-                    meta: out.meta.clone(),
-                    trials: out.trials.clone(),
-                    stderr: tail(
-                        [
-                            out.error.clone().unwrap_or_default(),
-                            outcome.stderr.clone(),
-                        ]
-                        .join("\n")
-                        .trim(),
-                        2000,
-                    ),
-                    command: outcome.command.clone(),
-                    wall_s: outcome.wall_s,
-                    timeout_s: matches!(outcome.exit, Exit::Timeout)
-                        .then_some(p.timeout_per_process_s),
-                    disturbed_retries: attempt,
-                    ..Process::default()
-                };
-                let disturbed = proc.status == ProcessStatus::Complete
-                    && was_disturbed(&proc.trials, &out.timing_scope, max_hz);
-                if disturbed && attempt < 2 {
-                    attempt += 1;
-                    disturbed_total += 1;
-                    continue;
-                }
-                if disturbed {
-                    proc.stderr
-                        .push_str("\ndisturbed in all 3 attempts; the last one is kept");
-                }
-                processes.push(proc);
-                break;
+        trial_processes(ctx, &t, p, &mut m)?;
+    }
+    Ok(assemble(ctx, planned, m))
+}
+
+/// The plan's trial processes, each retried up to twice when disturbed; stops at the first
+/// process that does not complete.
+fn trial_processes(ctx: &MeasureCtx, t: &Target, p: &Plan, m: &mut Measured) -> Result<()> {
+    let per_process = if p.separate_processes { 1 } else { p.trials };
+    let n_proc = if p.separate_processes { p.trials } else { 1 };
+    for k in 0..n_proc {
+        let mut attempt = 0;
+        loop {
+            let mut j = ctx.job(t);
+            j.iterations = p.iterations_per_trial;
+            j.warmups = p.warmups;
+            j.trials = per_process;
+            j.seed_tweak = k as u8;
+            let name = format!("{}-{k}", t.scratch_name("trial"));
+            let (out, outcome) =
+                ctx.run_child(&name, &Request::Trial(j), p.timeout_per_process_s)?;
+            let mut proc = Process {
+                status: out.status.clone(),
+                exit_code: match outcome.exit {
+                    Exit::Code(c) => Some(c),
+                    _ => None,
+                },
+                meta: out.meta.clone(),
+                trials: out.trials.clone(),
+                stderr: tail(
+                    [
+                        out.error.clone().unwrap_or_default(),
+                        outcome.stderr.clone(),
+                    ]
+                    .join("\n")
+                    .trim(),
+                    2000,
+                ),
+                command: outcome.command.clone(),
+                wall_s: outcome.wall_s,
+                timeout_s: matches!(outcome.exit, Exit::Timeout).then_some(p.timeout_per_process_s),
+                disturbed_retries: attempt,
+                ..Process::default()
+            };
+            let disturbed = proc.status == ProcessStatus::Complete
+                && was_disturbed(&proc.trials, &out.timing_scope, m.max_hz);
+            if disturbed && attempt < 2 {
+                attempt += 1;
+                m.disturbed_retries += 1;
+                continue;
             }
-            if processes
-                .last()
-                .is_some_and(|p| p.status != ProcessStatus::Complete)
-            {
-                break;
+            if disturbed {
+                proc.stderr
+                    .push_str("\ndisturbed in all 3 attempts; the last one is kept");
             }
+            m.processes.push(proc);
+            break;
+        }
+        if m.processes
+            .last()
+            .is_some_and(|p| p.status != ProcessStatus::Complete)
+        {
+            break;
         }
     }
-    assemble(
-        s,
-        e,
-        spec,
-        cal,
-        p,
-        host,
-        processes,
-        disturbed_total,
-        started,
-        load_start,
-        max_hz,
-    )
+    Ok(())
 }
 
 /// Lost CPU: a trial over 10 ms whose process ran less than 95 % of its wall time.
@@ -231,21 +242,17 @@ fn lost_cpu(trials: &[Trial]) -> bool {
     })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn assemble(
-    s: &Selected,
-    e: &BuildEntry,
-    spec: &OpSpec,
-    cal: &Calibration,
-    p: &Plan,
-    host: &HostState,
-    processes: Vec<Process>,
-    disturbed_retries: u32,
-    started: String,
-    load_start: Vec<f64>,
-    max_hz: f64,
-) -> Result<Record> {
-    let stats = stats::record_stats(&processes, spec.input_bytes);
+/// The schema 2 record (§7.4) with our `ngcc` block.
+fn assemble(ctx: &MeasureCtx, planned: &Planned, m: Measured) -> Record {
+    let (e, op, cal, p, host) = (
+        planned.entry,
+        &planned.op,
+        &planned.cal,
+        &planned.plan,
+        &ctx.host,
+    );
+    let processes = m.processes;
+    let stats = stats::record_stats(&processes, op.input_bytes);
     let n_trials: u64 = processes.iter().map(|p| p.trials.len() as u64).sum();
     let complete = !processes.is_empty()
         && processes
@@ -264,10 +271,10 @@ fn assemble(
     let wall_s: f64 = processes.iter().map(|p| p.wall_s).sum();
     let timed_s: f64 = all_trials.iter().map(|t| t.loop_wall_s()).sum();
     // Only processes with trials can be disturbed, and those timed the op's scope.
-    let scope = spec.op.timing_scope();
+    let scope = op.op.timing_scope();
     let disturbed = processes
         .iter()
-        .any(|pr| was_disturbed(&pr.trials, &scope, max_hz));
+        .any(|pr| was_disturbed(&pr.trials, &scope, m.max_hz));
     let extra = RecordExtra {
         counter: cal.counter.clone(),
         counter_hz: if cal.counter.counts_core_cycles() {
@@ -294,35 +301,35 @@ fn assemble(
         sandbox: Some(cal.sandbox.clone()).filter(|s| !s.is_empty()),
         skip_reason: None,
     };
-    Ok(Record {
+    Record {
         schema: SCHEMA,
         status: if complete {
             RecordStatus::Complete
         } else {
             RecordStatus::FailedOrPartial
         },
-        candidate: s.cand.id.clone(),
-        label: s.inst.label.clone(),
+        candidate: planned.sel.cand.id.clone(),
+        label: planned.sel.inst.label.clone(),
         instance: e.instance.clone(),
         variant: e.variant.clone(),
         flags: e.flags.clone(),
-        operation: spec.op.clone(),
-        input_bytes: spec.input_bytes,
+        operation: op.op.clone(),
+        input_bytes: op.input_bytes,
         plan: p.clone(),
         kat: e.kat.clone(),
         kat_not_passed: e.kat != KatStatus::Pass,
-        disturbed_retries,
+        disturbed_retries: m.disturbed_retries,
         library: e.library.clone(),
         library_sha256: e.library_sha256.clone(),
         kat_log: e.kat_log.clone(),
         kat_log_sha256: e.kat_log_sha256.clone(),
-        started_utc: started,
+        started_utc: m.started_utc,
         ended_utc: utc_now_iso(),
-        load_average_start: load_start,
+        load_average_start: m.load_average_start,
         load_average_end: crate::measure::host::load_average(),
         environment: host.environment.clone(),
         processes,
         stats,
         ngcc: Some(extra),
-    })
+    }
 }

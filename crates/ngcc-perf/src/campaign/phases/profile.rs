@@ -5,8 +5,7 @@
 //! an instance that cannot be relinked gets `<label>__RELINK_FAILED.json` and the phase goes
 //! on with the others.
 
-use crate::campaign::context::job;
-use crate::campaign::host_gate::HostState;
+use crate::campaign::context::{MeasureCtx, Target};
 use crate::campaign::measurable::{self, OpSpec};
 use crate::campaign::{Phase, Selected, Settings};
 use crate::candidate::Kind;
@@ -56,6 +55,12 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         todo,
         skipped,
     } = measurable::gate_and_split(run, Phase::Profile, selected, settings, &planning)?;
+    let ctx = MeasureCtx {
+        run,
+        settings,
+        host,
+        planning,
+    };
     for (key, reason) in &skipped {
         eprintln!("profile: skipping {key}: {reason}");
     }
@@ -78,9 +83,9 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     }
     let n_ops: usize = work.iter().map(|w| w.2.len()).sum();
     let progress = Progress::new("profile", n_ops as u64);
-    for (s, e, pending) in work {
+    for (s, e, pending) in &work {
         progress.working_on(&format!("{} relink", s.key()));
-        let relinked = match relink_checked(run, &s, &e, settings) {
+        let relinked = match relink_checked(&ctx, s, e) {
             Ok(r) => r,
             Err(err) => {
                 write_json(
@@ -93,7 +98,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
                         utc: utc_now_iso(),
                     },
                 )?;
-                for o in &pending {
+                for o in pending {
                     progress.done(&format!(
                         "profile {} {} {}: relink_failed ({})",
                         s.cand.id,
@@ -106,11 +111,16 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
             }
         };
         let _ = std::fs::remove_file(run.relink_failed_path(&s.cand.id, &s.inst.label));
-        for spec in pending {
-            let key = spec.key();
+        for op in pending {
+            let t = Target {
+                sel: s,
+                entry: e,
+                op,
+            };
+            let key = t.key();
             progress.working_on(&format!("{} {key}", s.key()));
-            let p = profile_one(run, &s, &e, &relinked.0, relinked.1, &spec, &host, settings)?;
-            write_json(&run.profile_path(&s.cand.id, &s.inst.label, &key), &p)?;
+            let p = profile_one(&ctx, &t, &relinked)?;
+            write_json(&run.profile_path(t.cand(), t.label(), &key), &p)?;
             progress.done(&line(&p));
         }
     }
@@ -168,12 +178,8 @@ fn op_key(p: &Profile) -> String {
 
 /// Relinks and, when the instance has cheap KAT output, checks the relinked library writes
 /// the same KAT files as the timed one: the wrappers must only observe.
-fn relink_checked(
-    run: &RunDir,
-    s: &Selected,
-    e: &BuildEntry,
-    settings: &Settings,
-) -> Result<(Relinked, Option<bool>), RelinkError> {
+fn relink_checked(ctx: &MeasureCtx, s: &Selected, e: &BuildEntry) -> Result<Relink, RelinkError> {
+    let (run, settings) = (ctx.run, ctx.settings);
     let r = relink::relink(&run.root, &s.cand, &s.inst, e)?;
     let timed_dir = run.katgen_dir(&s.cand.id, &s.inst.label);
     let expected = kat_files(&timed_dir);
@@ -186,7 +192,10 @@ fn relink_checked(
         .map(|c| c.t1_s)
         .fold(0.0, f64::max);
     if expected.is_empty() || max_t1 > KAT_CHECK_MAX_T1_S {
-        return Ok((r, None));
+        return Ok(Relink {
+            lib: r,
+            kat_identical: None,
+        });
     }
     let out_dir = ProfPaths::new(&run.root, &s.cand.id, &s.inst.label)
         .work
@@ -221,7 +230,10 @@ fn relink_checked(
             ));
         }
     }
-    Ok((r, Some(true)))
+    Ok(Relink {
+        lib: r,
+        kat_identical: Some(true),
+    })
 }
 
 /// (file name, bytes) of every file a KAT job left in `dir`, sorted by name.
@@ -241,20 +253,17 @@ fn kat_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     v
 }
 
-#[allow(clippy::too_many_arguments)]
-fn profile_one(
-    run: &RunDir,
-    s: &Selected,
-    e: &BuildEntry,
-    relinked: &Relinked,
+/// A relinked library and whether its KAT output matched the timed one's.
+struct Relink {
+    lib: Relinked,
+    /// None: no KAT output cheap enough to compare.
     kat_identical: Option<bool>,
-    op: &OpSpec,
-    host: &HostState,
-    settings: &Settings,
-) -> Result<Profile> {
-    let key = op.key();
-    let cal = read_json::<Calibration>(&run.calibration_path(&s.cand.id, &s.inst.label, &key))
-        .ok()
+}
+
+fn profile_one(ctx: &MeasureCtx, t: &Target, relink: &Relink) -> Result<Profile> {
+    let (run, settings) = (ctx.run, ctx.settings);
+    let cal = ctx
+        .calibration(t)
         .filter(|c| c.status == ProcessStatus::Complete);
     // §5.4: t1 defaults to 1 s without a calibration.
     let (t1, setup) = cal
@@ -262,15 +271,15 @@ fn profile_one(
         .map_or((1.0, 0.0), |c| (c.t1_s, c.overhead_s + c.prepare_s));
     let (iters, warmups) = profile_iterations(t1);
     let timeout = profile_timeout_s(t1, setup, iters, warmups);
-    let mut job = job(run, s, e, op, host.cpu, settings);
-    job.library = relinked.library.clone();
+    let mut job = ctx.job(t);
+    job.library = relink.lib.library.clone();
     job.iterations = iters;
     job.warmups = warmups;
     let timeout = settings
         .measure_timeout_s
         .map_or(timeout, |c| timeout.min(c));
     let spec = Spec {
-        workdir: run.scratch(&format!("prof-{}-{}-{key}", s.cand.id, s.inst.label))?,
+        workdir: run.scratch(&t.scratch_name("prof"))?,
         timeout: Duration::from_secs_f64(timeout.max(1.0)),
     };
     let outcome = sandbox::run(&spec, &Request::Profile(job))?;
@@ -302,30 +311,18 @@ fn profile_one(
         .trim(),
         2000,
     );
-    Ok(assemble(
-        s,
-        e,
-        relinked,
-        kat_identical,
-        op,
-        out,
-        outcome.command.clone(),
-        stderr,
-    ))
+    Ok(assemble(t, relink, out, outcome.command.clone(), stderr))
 }
 
 /// The schema 2 profile (§7.5) with our `ngcc` block, from a child's output.
-#[allow(clippy::too_many_arguments)]
-pub fn assemble(
-    s: &Selected,
-    e: &BuildEntry,
-    relinked: &Relinked,
-    kat_identical: Option<bool>,
-    op: &OpSpec,
+fn assemble(
+    t: &Target,
+    relink: &Relink,
     out: ProfileOutput,
     command: Vec<String>,
     stderr: String,
 ) -> Profile {
+    let (e, op, relinked) = (t.entry, t.op, &relink.lib);
     let complete = out.status == ProcessStatus::Complete;
     let mut meta = Map::new();
     for (k, v) in [
@@ -372,14 +369,14 @@ pub fn assemble(
         wrapper_inside_ticks_per_call: out.wrapper_inside_ticks_per_call,
         wrapped_symbols: relinked.plan.symbols(),
         unreached_symbols: relinked.plan.unreached.clone(),
-        relinked_kat_identical: kat_identical,
+        relinked_kat_identical: relink.kat_identical,
         preempted_ops_discarded: out.discarded_ops,
         preempted_ops_kept: out.preempted_ops_kept,
     };
     Profile {
         schema: SCHEMA,
-        candidate: s.cand.id.clone(),
-        label: s.inst.label.clone(),
+        candidate: t.cand().to_string(),
+        label: t.label().to_string(),
         operation: op.op.clone(),
         input_bytes: op.input_bytes,
         status: if complete {
