@@ -79,7 +79,7 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
         Err(o) => return *o,
     };
     let loaded = job.setup_dir.join("setup.json").is_file();
-    out.prepare_s = runner.facts.prepare_s;
+    out.prepare_s = runner.facts().prepare_s;
     if !loaded {
         out.prepare_s = 0.0;
     }

@@ -7,7 +7,7 @@ use super::library::*;
 use super::protocol::BenchRng;
 use super::rng;
 use crate::candidate::{Api, Kind};
-use crate::dataset::schema::{CounterKind, KatRng, Op, TimingScope};
+use crate::dataset::schema::{CounterKind, KatRng, KatStatus, Op, TimingScope};
 use crate::measure::counter::{Counter, monotonic_raw_ns};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -69,21 +69,6 @@ pub struct SetupFacts {
     pub signature_len: u64,
 }
 
-enum Fns {
-    Kem {
-        keygen: KeypairFn,
-        enc: KemOpFn,
-        dec: KemDecFn,
-    },
-    Sig {
-        keygen: KeypairFn,
-        sign: SignFn,
-        verify: VerifyFn,
-    },
-    Kex(KexFns),
-    Hash(HashFn),
-}
-
 #[derive(Clone, Copy)]
 struct KexFns {
     init_a: KexInitFn,
@@ -119,49 +104,6 @@ impl KexStep {
     }
 }
 
-/// The operation `call()` runs, resolved from (kind, op name) when the runner is prepared.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Call {
-    Keygen,
-    Enc,
-    Dec,
-    Sign,
-    Verify,
-    Hash,
-    Exchange,
-}
-
-impl Call {
-    fn of(kind: Kind, op: &Op) -> Call {
-        match (kind, op) {
-            (Kind::Kem | Kind::Sig, Op::Keygen) => Call::Keygen,
-            (Kind::Kem, Op::Enc) => Call::Enc,
-            (Kind::Kem, _) => Call::Dec,
-            (Kind::Sig, Op::Sign) => Call::Sign,
-            (Kind::Sig, _) => Call::Verify,
-            (Kind::Hash, _) => Call::Hash,
-            (Kind::Kex, _) => Call::Exchange,
-        }
-    }
-}
-
-pub struct Runner<'l> {
-    call: Call,
-    lib: &'l Lib,
-    fns: Fns,
-    pub kind: Kind,
-    pub op: Op,
-    pub input_bytes: u64,
-    pub facts: SetupFacts,
-    pub kex_step: Option<KexStep>,
-    bufs: Vec<Guarded>,
-    sizes: Vec<usize>,
-    /// Counters reported in META (reference §2.5).
-    pub sign_failures_retried: u64,
-    pub verify_rejections: u64,
-    pub kex_passes_run: u64,
-}
-
 /// Seeds the library's randomness: ICCS `ngcc_seed`, NIST a CTR_DRBG behind randombytes.
 pub fn seed_library(
     lib: &Lib,
@@ -192,306 +134,218 @@ pub fn seed_library(
     Ok(())
 }
 
-impl<'l> Runner<'l> {
-    /// Prepares `op`: loads the saved setup from `setup_dir` when present, else builds it
-    /// (and saves it when `save` is true).
-    pub fn prepare(
-        lib: &'l Lib,
-        kind: Kind,
-        op: &Op,
-        input_bytes: u64,
-        setup_dir: &Path,
-        save: bool,
-    ) -> Result<Runner<'l>, String> {
-        let fns = match kind {
-            Kind::Kem => Fns::Kem {
-                keygen: lib.func("ngcc_kem_keygen")?,
-                enc: lib.func("ngcc_kem_enc")?,
-                dec: lib.func("ngcc_kem_dec")?,
-            },
-            Kind::Sig => Fns::Sig {
-                keygen: lib.func("ngcc_sig_keygen")?,
-                sign: lib.func("ngcc_sig_sign")?,
-                verify: lib.func("ngcc_sig_verify")?,
-            },
-            Kind::Kex => Fns::Kex(KexFns {
-                init_a: lib.func("ngcc_kex_init_a")?,
-                init_b: lib.func("ngcc_kex_init_b")?,
-                pass: lib.func("ngcc_kex_pass")?,
-                has_pass: lib.func("ngcc_kex_has_pass")?,
-                derive_a: lib.func("ngcc_kex_derive_a")?,
-                derive_b: lib.func("ngcc_kex_derive_b")?,
-            }),
-            Kind::Hash => Fns::Hash(lib.func("ngcc_hash")?),
-        };
-        let n = lib.meta.sizes.len();
-        let sizes = (0..n).map(|i| lib.size(i)).collect::<Result<Vec<_>, _>>()?;
-        let valid = match kind {
-            Kind::Kem => matches!(op, Op::Keygen | Op::Enc | Op::Dec),
-            Kind::Sig => matches!(op, Op::Keygen | Op::Sign | Op::Verify),
-            Kind::Kex => KexStep::of(op).is_some(),
-            Kind::Hash => *op == Op::Hash,
-        };
-        if !valid {
-            return Err(format!(
-                "operation {op:?} does not exist for a {}",
-                kind.as_str()
-            ));
-        }
-        let mut r = Runner {
-            lib,
-            fns,
-            kind,
-            call: Call::of(kind, op),
-            op: op.clone(),
-            input_bytes,
-            facts: SetupFacts::default(),
-            kex_step: KexStep::of(op).filter(|_| kind == Kind::Kex),
-            bufs: Vec::new(),
-            sizes,
-            sign_failures_retried: 0,
-            verify_rejections: 0,
-            kex_passes_run: 0,
-        };
-        let facts_path = setup_dir.join("setup.json");
-        if facts_path.is_file() {
-            r.facts = crate::util::read_json(&facts_path).map_err(|e| format!("{e:#}"))?;
-            r.load_buffers(setup_dir)?;
-        } else {
-            let t = monotonic_raw_ns();
-            r.build_setup()?;
-            r.facts.prepare_s = (monotonic_raw_ns() - t) as f64 / 1e9;
-            // Name the setup, not the timed op, when setup calls wrote out of bounds.
-            for b in &r.bufs {
-                b.check(&format!("setup for {op}"))
-                    .map_err(|e| format!("OVERFLOW: {e}"))?;
-            }
-            if save {
-                r.save(setup_dir)?;
-            }
-        }
-        Ok(r)
-    }
+/// What every kind's operation works on: the library's sizes, the guarded buffers, the
+/// setup facts. Buffer layout per kind (index into `bufs`): kem 0 pk, 1 sk, 2 ct, 3 ss,
+/// 4 ss2; sig 0 pk, 1 sk, 2 msg, 3 sig; hash 0 msg, 1 digest; kex see `Kex::buffers`.
+pub struct Core {
+    pub op: Op,
+    pub input_bytes: u64,
+    pub facts: SetupFacts,
+    bufs: Vec<Guarded>,
+    sizes: Vec<usize>,
+}
 
+impl Core {
     fn size(&self, i: usize) -> usize {
         self.sizes.get(i).copied().unwrap_or(0)
     }
+}
 
-    /// Buffer layout per kind (index into `bufs`):
-    /// kem: 0 pk, 1 sk, 2 ct, 3 ss, 4 ss2; sig: 0 pk, 1 sk, 2 msg, 3 sig;
-    /// hash: 0 msg, 1 digest; kex: see `kex_buffers`.
-    fn fresh_buffers(&mut self) {
-        self.bufs = match self.kind {
-            Kind::Kem => vec![
-                Guarded::new("pk", self.size(0)),
-                Guarded::new("sk", self.size(1)),
-                Guarded::new("ct", self.size(2)),
-                Guarded::new("ss", self.size(3)),
-                Guarded::new("ss", self.size(3)),
-            ],
-            Kind::Sig => vec![
-                Guarded::new("pk", self.size(0)),
-                Guarded::new("sk", self.size(1)),
-                Guarded::with("m", &sig_message()),
-                Guarded::new("sn", self.size(2)),
-            ],
-            Kind::Hash => vec![
-                Guarded::with("msg", &hash_message(self.input_bytes)),
-                Guarded::new("digest", self.size(1)),
-            ],
-            Kind::Kex => self.kex_buffers(),
-        };
+/// One kind's operations (KEM, SIG, hash, KEX): the setup and the call the timing loop runs.
+trait Operation {
+    /// Picks the operation `call` runs; false when the kind has no such operation.
+    fn select(&mut self, op: &Op) -> bool;
+    /// Fresh buffers in this kind's layout.
+    fn buffers(&self, c: &Core) -> Vec<Guarded>;
+    /// Builds the expensive setup of the selected operation in fresh buffers.
+    fn build_setup(&mut self, c: &mut Core) -> Result<(), String>;
+    /// One operation, as the timing loop runs it.
+    fn call(&mut self, c: &mut Core) -> Result<(), String>;
+    /// One call timing only its measured part: (ns, ticks). Only KEX steps time less than
+    /// the whole call.
+    fn call_step(&mut self, c: &mut Core, counter: &mut Counter) -> Result<(u64, u64), String> {
+        let t0 = monotonic_raw_ns();
+        counter.start();
+        self.call(c)?;
+        let ticks = counter.stop();
+        Ok((monotonic_raw_ns() - t0, ticks))
+    }
+    fn timing_scope(&self) -> TimingScope {
+        TimingScope::Loop
+    }
+    /// META pk, sk, ct, ss, signature and digest bytes.
+    fn meta_sizes(&self, c: &Core) -> [usize; 6];
+    /// META keys after the sizes (KEX protocol facts).
+    fn meta_protocol(&self, _c: &Core) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    /// META keys after `warmups` (SIG retry and rejection counts).
+    fn meta_counts(&self, _c: &Core) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+/// KEM and SIG keygen alike: pk and sk are buffers 0 and 1.
+fn keygen(c: &mut Core, keygen: KeypairFn) -> Result<(), String> {
+    let (mut l1, mut l2) = (0u64, 0u64);
+    let (pk, sk) = (c.bufs[0].ptr(), c.bufs[1].ptr());
+    // SAFETY: buffers have the declared sizes plus canaries.
+    let rc = unsafe { keygen(pk, &mut l1, sk, &mut l2) };
+    if rc != 0 {
+        return Err(format!("keygen returned {rc}"));
+    }
+    fits("keygen", "pk", l1, c.size(0))?;
+    fits("keygen", "sk", l2, c.size(1))
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum KemCall {
+    Keygen,
+    Enc,
+    Dec,
+}
+
+struct Kem {
+    keygen: KeypairFn,
+    enc: KemOpFn,
+    dec: KemDecFn,
+    call: KemCall,
+}
+
+impl Kem {
+    fn load(lib: &Lib) -> Result<Kem, String> {
+        Ok(Kem {
+            keygen: lib.func("ngcc_kem_keygen")?,
+            enc: lib.func("ngcc_kem_enc")?,
+            dec: lib.func("ngcc_kem_dec")?,
+            call: KemCall::Keygen,
+        })
     }
 
-    /// kex: 0 pkA, 1 skA, 2 stA, 3 pkB, 4 skB, 5 stB, 6 ssA, 7 ssB, 8.. 16 message buffers.
-    fn kex_buffers(&self) -> Vec<Guarded> {
-        let (pk, sk, sta, stb, ss, msg) = (
-            self.size(1),
-            self.size(2),
-            self.size(3),
-            self.size(4),
-            self.size(5),
-            self.size(6),
-        );
-        let mut v = vec![
-            Guarded::new("pka", pk),
-            Guarded::new("ska", sk),
-            Guarded::new("sta", sta),
-            Guarded::new("pkb", pk),
-            Guarded::new("skb", sk),
-            Guarded::new("stb", stb),
-            Guarded::new("ssa", ss),
-            Guarded::new("ssb", ss),
-        ];
-        for _ in 0..16 {
-            v.push(Guarded::new("msg", msg));
+    fn enc(&self, c: &mut Core) -> Result<(), String> {
+        let (mut l1, mut l2) = (0u64, 0u64);
+        let pk_len = c.size(0) as u64;
+        let (pk, ss, ct) = (c.bufs[0].ptr(), c.bufs[3].ptr(), c.bufs[2].ptr());
+        // SAFETY: buffers have the declared sizes plus canaries.
+        let rc = unsafe { (self.enc)(pk, pk_len, ss, &mut l1, ct, &mut l2) };
+        if rc != 0 {
+            return Err(format!("enc returned {rc}"));
         }
-        v
+        fits("enc", "ss", l1, c.size(3))?;
+        fits("enc", "ct", l2, c.size(2))
     }
 
-    fn build_setup(&mut self) -> Result<(), String> {
-        self.fresh_buffers();
-        match (self.kind, &self.op) {
-            (Kind::Kem, Op::Enc) => self.keygen(),
-            (Kind::Kem, Op::Dec) => {
-                self.keygen()?;
-                self.kem_enc()?;
-                self.kem_dec()?;
-                if self.bufs[3].as_slice() != self.bufs[4].as_slice() {
+    fn dec(&self, c: &mut Core) -> Result<(), String> {
+        let mut l = 0u64;
+        let (sk_len, ct_len) = (c.size(1) as u64, c.size(2) as u64);
+        let (sk, ct, ss) = (c.bufs[1].ptr(), c.bufs[2].ptr(), c.bufs[4].ptr());
+        // SAFETY: as above.
+        let rc = unsafe { (self.dec)(sk, sk_len, ct, ct_len, ss, &mut l) };
+        if rc != 0 {
+            return Err(format!("dec returned {rc}"));
+        }
+        fits("dec", "ss", l, c.size(3))?;
+        if l as usize != c.size(3) {
+            return Err(format!(
+                "dec returned shared secret length {l}, declared {}",
+                c.size(3)
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Operation for Kem {
+    fn select(&mut self, op: &Op) -> bool {
+        self.call = match op {
+            Op::Keygen => KemCall::Keygen,
+            Op::Enc => KemCall::Enc,
+            Op::Dec => KemCall::Dec,
+            _ => return false,
+        };
+        true
+    }
+
+    fn buffers(&self, c: &Core) -> Vec<Guarded> {
+        vec![
+            Guarded::new("pk", c.size(0)),
+            Guarded::new("sk", c.size(1)),
+            Guarded::new("ct", c.size(2)),
+            Guarded::new("ss", c.size(3)),
+            Guarded::new("ss", c.size(3)),
+        ]
+    }
+
+    fn build_setup(&mut self, c: &mut Core) -> Result<(), String> {
+        match self.call {
+            KemCall::Keygen => Ok(()),
+            KemCall::Enc => keygen(c, self.keygen),
+            KemCall::Dec => {
+                keygen(c, self.keygen)?;
+                self.enc(c)?;
+                self.dec(c)?;
+                if c.bufs[3].as_slice() != c.bufs[4].as_slice() {
                     return Err("honest decapsulation mismatch; refusing timing".into());
                 }
                 Ok(())
             }
-            (Kind::Sig, Op::Sign) => self.keygen(),
-            (Kind::Sig, Op::Verify) => {
-                self.keygen()?;
-                self.honest_signature()
-            }
-            (Kind::Kex, _) => {
-                let facts = self.kex_run(None, None)?;
-                self.facts.kex_passes_run = facts.0;
-                self.facts.kex_msg_lens = facts.1;
-                self.facts.kex_ss_len = facts.2;
-                Ok(())
-            }
-            _ => Ok(()),
         }
     }
 
-    fn save(&self, dir: &Path) -> Result<(), String> {
-        let io = |e: anyhow::Error| format!("saving setup: {e:#}");
-        for (i, b) in self.bufs.iter().enumerate() {
-            crate::util::atomic_write(&dir.join(format!("buf{i}.bin")), b.as_slice())
-                .map_err(io)?;
-        }
-        crate::util::write_json(&dir.join("setup.json"), &self.facts).map_err(io)
-    }
-
-    fn load_buffers(&mut self, dir: &Path) -> Result<(), String> {
-        self.fresh_buffers();
-        for (i, b) in self.bufs.iter_mut().enumerate() {
-            let path = dir.join(format!("buf{i}.bin"));
-            let data = std::fs::read(&path)
-                .map_err(|e| format!("loading setup {}: {e}", path.display()))?;
-            if data.len() != b.len() {
-                return Err(format!(
-                    "setup {} has {} bytes, the library declares {}",
-                    path.display(),
-                    data.len(),
-                    b.len()
-                ));
-            }
-            b.as_mut_slice().copy_from_slice(&data);
-        }
-        Ok(())
-    }
-
-    /// Canary check over every buffer (after a trial).
-    pub fn check_guards(&self) -> Result<(), String> {
-        for b in &self.bufs {
-            b.check(&self.op.name())?;
-        }
-        Ok(())
-    }
-
-    /// One operation, as the timing loop runs it.
     #[inline]
-    pub fn call(&mut self) -> Result<(), String> {
-        // Resolved once in `prepare`: no string comparison inside the timing loop.
+    fn call(&mut self, c: &mut Core) -> Result<(), String> {
         match self.call {
-            Call::Keygen => self.keygen(),
-            Call::Enc => self.kem_enc(),
-            Call::Dec => self.kem_dec(),
-            Call::Sign => self.sig_sign().map(|_| ()),
-            Call::Verify => self.sig_verify(),
-            Call::Hash => self.hash(),
-            Call::Exchange => self.kex_run(None, None).map(|_| ()),
+            KemCall::Keygen => keygen(c, self.keygen),
+            KemCall::Enc => self.enc(c),
+            KemCall::Dec => self.dec(c),
         }
     }
 
-    /// One protocol run timing only the selected step: returns (ns, ticks) of that step.
-    pub fn call_step(&mut self, counter: &mut Counter) -> Result<(u64, u64), String> {
-        let mut acc = (0u64, 0u64);
-        let step = self.kex_step.unwrap_or(KexStep::Whole);
-        self.kex_run(Some((step, counter)), Some(&mut acc))?;
-        Ok(acc)
+    fn meta_sizes(&self, c: &Core) -> [usize; 6] {
+        [c.size(0), c.size(1), c.size(2), c.size(3), 0, 0]
     }
+}
 
-    pub fn timing_scope(&self) -> TimingScope {
-        match self.kex_step {
-            Some(KexStep::Whole) | None => TimingScope::Loop,
-            Some(_) => TimingScope::PerCallStep,
-        }
-    }
+#[derive(Clone, Copy, PartialEq)]
+enum SigCall {
+    Keygen,
+    Sign,
+    Verify,
+}
 
-    /// KEM and SIG keygen alike: pk and sk are buffers 0 and 1.
-    fn keygen(&mut self) -> Result<(), String> {
-        let (Fns::Kem { keygen, .. } | Fns::Sig { keygen, .. }) = self.fns else {
-            unreachable!()
-        };
-        let (mut l1, mut l2) = (0u64, 0u64);
-        let (pk, sk) = (self.bufs[0].ptr(), self.bufs[1].ptr());
-        // SAFETY: buffers have the declared sizes plus canaries.
-        let rc = unsafe { keygen(pk, &mut l1, sk, &mut l2) };
-        if rc != 0 {
-            return Err(format!("keygen returned {rc}"));
-        }
-        fits("keygen", "pk", l1, self.size(0))?;
-        fits("keygen", "sk", l2, self.size(1))
-    }
+struct Sig {
+    keygen: KeypairFn,
+    sign: SignFn,
+    verify: VerifyFn,
+    call: SigCall,
+    /// Counters reported in META (reference §2.5).
+    sign_failures_retried: u64,
+    verify_rejections: u64,
+}
 
-    fn kem_enc(&mut self) -> Result<(), String> {
-        let Fns::Kem { enc, .. } = self.fns else {
-            unreachable!()
-        };
-        let (mut l1, mut l2) = (0u64, 0u64);
-        let pk_len = self.size(0) as u64;
-        let (pk, ss, ct) = (self.bufs[0].ptr(), self.bufs[3].ptr(), self.bufs[2].ptr());
-        // SAFETY: as above.
-        let rc = unsafe { enc(pk, pk_len, ss, &mut l1, ct, &mut l2) };
-        if rc != 0 {
-            return Err(format!("enc returned {rc}"));
-        }
-        fits("enc", "ss", l1, self.size(3))?;
-        fits("enc", "ct", l2, self.size(2))
-    }
-
-    fn kem_dec(&mut self) -> Result<(), String> {
-        let Fns::Kem { dec, .. } = self.fns else {
-            unreachable!()
-        };
-        let mut l = 0u64;
-        let (sk_len, ct_len) = (self.size(1) as u64, self.size(2) as u64);
-        let (sk, ct, ss) = (self.bufs[1].ptr(), self.bufs[2].ptr(), self.bufs[4].ptr());
-        // SAFETY: as above.
-        let rc = unsafe { dec(sk, sk_len, ct, ct_len, ss, &mut l) };
-        if rc != 0 {
-            return Err(format!("dec returned {rc}"));
-        }
-        fits("dec", "ss", l, self.size(3))?;
-        if l as usize != self.size(3) {
-            return Err(format!(
-                "dec returned shared secret length {l}, declared {}",
-                self.size(3)
-            ));
-        }
-        Ok(())
+impl Sig {
+    fn load(lib: &Lib) -> Result<Sig, String> {
+        Ok(Sig {
+            keygen: lib.func("ngcc_sig_keygen")?,
+            sign: lib.func("ngcc_sig_sign")?,
+            verify: lib.func("ngcc_sig_verify")?,
+            call: SigCall::Keygen,
+            sign_failures_retried: 0,
+            verify_rejections: 0,
+        })
     }
 
     /// Signs the message, retrying API failures (up to 64 attempts, each counted).
-    fn sig_sign(&mut self) -> Result<u64, String> {
-        let Fns::Sig { sign, .. } = self.fns else {
-            unreachable!()
-        };
-        let sk_len = self.size(1) as u64;
-        let m_len = self.bufs[2].len() as u64;
+    fn sign(&mut self, c: &mut Core) -> Result<u64, String> {
+        let sk_len = c.size(1) as u64;
+        let m_len = c.bufs[2].len() as u64;
         for _ in 0..64 {
             let mut len = 0u64;
-            let (sk, m, sn) = (self.bufs[1].ptr(), self.bufs[2].ptr(), self.bufs[3].ptr());
-            // SAFETY: as above.
-            let rc = unsafe { sign(sk, sk_len, m, m_len, sn, &mut len) };
+            let (sk, m, sn) = (c.bufs[1].ptr(), c.bufs[2].ptr(), c.bufs[3].ptr());
+            // SAFETY: buffers have the declared sizes plus canaries.
+            let rc = unsafe { (self.sign)(sk, sk_len, m, m_len, sn, &mut len) };
             if rc == 0 {
-                fits("sign", "signature", len, self.size(2))?;
+                fits("sign", "signature", len, c.size(2))?;
                 return Ok(len);
             }
             self.sign_failures_retried += 1;
@@ -500,84 +354,183 @@ impl<'l> Runner<'l> {
     }
 
     /// Setup for verify: an honest signature that verifies (up to 16 message tweaks × 16 attempts).
-    fn honest_signature(&mut self) -> Result<(), String> {
+    fn honest_signature(&mut self, c: &mut Core) -> Result<(), String> {
         for _ in 0..16 {
-            let signed = self.sig_sign();
+            let signed = self.sign(c);
             // A broken length is not bad luck with one message: no point in tweaking it.
             if let Err(e) = &signed
-                && e.starts_with("OVERFLOW")
+                && e.starts_with(KatStatus::Overflow.as_str())
             {
                 return Err(e.clone());
             }
             if let Ok(len) = signed {
-                self.facts.sign_failures_retried = self.sign_failures_retried;
-                self.facts.signature_len = len;
-                self.sig_verify()?;
+                c.facts.sign_failures_retried = self.sign_failures_retried;
+                c.facts.signature_len = len;
+                self.verify(c)?;
                 if self.verify_rejections > 0 {
-                    self.facts.setup_verify_failed = 1;
+                    c.facts.setup_verify_failed = 1;
                     return Err("an honest signature did not verify; refusing timing".into());
                 }
                 return Ok(());
             }
-            self.facts.message_tweaks += 1;
-            let last = self.bufs[2].len() - 1;
-            self.bufs[2].as_mut_slice()[last] = self.bufs[2].as_slice()[last].wrapping_add(1);
+            c.facts.message_tweaks += 1;
+            let last = c.bufs[2].len() - 1;
+            c.bufs[2].as_mut_slice()[last] = c.bufs[2].as_slice()[last].wrapping_add(1);
         }
         Err("no honest signature after 16 message tweaks".into())
     }
 
-    fn sig_verify(&mut self) -> Result<(), String> {
-        let Fns::Sig { verify, .. } = self.fns else {
-            unreachable!()
-        };
-        let pk_len = self.size(0) as u64;
-        let sig_len = self.facts.signature_len;
-        let m_len = self.bufs[2].len() as u64;
-        let (pk, sn, m) = (self.bufs[0].ptr(), self.bufs[3].ptr(), self.bufs[2].ptr());
+    fn verify(&mut self, c: &mut Core) -> Result<(), String> {
+        let pk_len = c.size(0) as u64;
+        let sig_len = c.facts.signature_len;
+        let m_len = c.bufs[2].len() as u64;
+        let (pk, sn, m) = (c.bufs[0].ptr(), c.bufs[3].ptr(), c.bufs[2].ptr());
         // SAFETY: as above.
-        let rc = unsafe { verify(pk, pk_len, sn, sig_len, m, m_len) };
+        let rc = unsafe { (self.verify)(pk, pk_len, sn, sig_len, m, m_len) };
         if rc != 0 {
             self.verify_rejections += 1;
         }
         Ok(())
     }
+}
 
-    fn hash(&mut self) -> Result<(), String> {
-        let Fns::Hash(hash) = self.fns else {
-            unreachable!()
+impl Operation for Sig {
+    fn select(&mut self, op: &Op) -> bool {
+        self.call = match op {
+            Op::Keygen => SigCall::Keygen,
+            Op::Sign => SigCall::Sign,
+            Op::Verify => SigCall::Verify,
+            _ => return false,
         };
-        let bits = self.input_bytes * 8;
-        let digest_bits = self.size(0) as i32;
-        let (msg, digest) = (self.bufs[0].ptr(), self.bufs[1].ptr());
-        // SAFETY: as above.
-        let rc = unsafe { hash(digest_bits, msg, bits, digest) };
+        true
+    }
+
+    fn buffers(&self, c: &Core) -> Vec<Guarded> {
+        vec![
+            Guarded::new("pk", c.size(0)),
+            Guarded::new("sk", c.size(1)),
+            Guarded::with("m", &sig_message()),
+            Guarded::new("sn", c.size(2)),
+        ]
+    }
+
+    fn build_setup(&mut self, c: &mut Core) -> Result<(), String> {
+        match self.call {
+            SigCall::Keygen => Ok(()),
+            SigCall::Sign => keygen(c, self.keygen),
+            SigCall::Verify => {
+                keygen(c, self.keygen)?;
+                self.honest_signature(c)
+            }
+        }
+    }
+
+    #[inline]
+    fn call(&mut self, c: &mut Core) -> Result<(), String> {
+        match self.call {
+            SigCall::Keygen => keygen(c, self.keygen),
+            SigCall::Sign => self.sign(c).map(|_| ()),
+            SigCall::Verify => self.verify(c),
+        }
+    }
+
+    fn meta_sizes(&self, c: &Core) -> [usize; 6] {
+        [c.size(0), c.size(1), 0, 0, c.size(2), 0]
+    }
+
+    fn meta_counts(&self, c: &Core) -> Vec<(String, String)> {
+        [
+            ("sign_failures_retried", self.sign_failures_retried),
+            ("message_tweaks", c.facts.message_tweaks),
+            ("setup_verify_failed", c.facts.setup_verify_failed),
+            ("signature_length_excess", c.facts.signature_length_excess),
+            ("verify_rejections", self.verify_rejections),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+    }
+}
+
+struct Hash {
+    hash: HashFn,
+}
+
+impl Operation for Hash {
+    fn select(&mut self, op: &Op) -> bool {
+        *op == Op::Hash
+    }
+
+    fn buffers(&self, c: &Core) -> Vec<Guarded> {
+        vec![
+            Guarded::with("msg", &hash_message(c.input_bytes)),
+            Guarded::new("digest", c.size(1)),
+        ]
+    }
+
+    fn build_setup(&mut self, _c: &mut Core) -> Result<(), String> {
+        Ok(())
+    }
+
+    #[inline]
+    fn call(&mut self, c: &mut Core) -> Result<(), String> {
+        let bits = c.input_bytes * 8;
+        let digest_bits = c.size(0) as i32;
+        let (msg, digest) = (c.bufs[0].ptr(), c.bufs[1].ptr());
+        // SAFETY: buffers have the declared sizes plus canaries.
+        let rc = unsafe { (self.hash)(digest_bits, msg, bits, digest) };
         if rc != 0 {
             return Err(format!("CryptHash returned {rc}"));
         }
         Ok(())
     }
 
+    fn meta_sizes(&self, c: &Core) -> [usize; 6] {
+        [0, 0, 0, 0, 0, c.size(1)]
+    }
+}
+
+struct Kex {
+    f: KexFns,
+    /// The step timed alone (`Whole`: the whole exchange).
+    step: KexStep,
+}
+
+impl Kex {
+    fn load(lib: &Lib) -> Result<Kex, String> {
+        Ok(Kex {
+            f: KexFns {
+                init_a: lib.func("ngcc_kex_init_a")?,
+                init_b: lib.func("ngcc_kex_init_b")?,
+                pass: lib.func("ngcc_kex_pass")?,
+                has_pass: lib.func("ngcc_kex_has_pass")?,
+                derive_a: lib.func("ngcc_kex_derive_a")?,
+                derive_b: lib.func("ngcc_kex_derive_b")?,
+            },
+            step: KexStep::Whole,
+        })
+    }
+
     /// One complete protocol run (reference §2.4); with `timed`, only that step is
     /// bracketed by the counter and the clock. Returns (passes run, message lengths, ss len).
-    fn kex_run(
-        &mut self,
+    fn run(
+        &self,
+        c: &mut Core,
         mut timed: Option<(KexStep, &mut Counter)>,
         mut acc: Option<&mut (u64, u64)>,
     ) -> Result<(u64, Vec<u64>, u64), String> {
-        let Fns::Kex(f) = self.fns else {
-            unreachable!()
-        };
-        let declared = self.size(0) as u32;
+        let f = self.f;
+        let declared = c.size(0) as u32;
         if declared > 16 {
             return Err(format!("kex declares {declared} passes (at most 16)"));
         }
-        let cap = self.size(6) as u64;
-        let ss_cap = self.size(5) as u64;
+        let cap = c.size(6) as u64;
+        let ss_cap = c.size(5) as u64;
         let (pk_cap, sk_cap, sta_cap, stb_cap) = (
-            self.size(1) as u64,
-            self.size(2) as u64,
-            self.size(3) as u64,
-            self.size(4) as u64,
+            c.size(1) as u64,
+            c.size(2) as u64,
+            c.size(3) as u64,
+            c.size(4) as u64,
         );
         let mut lens = [0u64; 8];
         let mut time = |step: KexStep,
@@ -602,7 +555,7 @@ impl<'l> Runner<'l> {
                 _ => f(),
             }
         };
-        let b = &mut self.bufs;
+        let b = &mut c.bufs;
         let p: Vec<*mut u8> = b.iter_mut().map(|g| g.ptr()).collect();
         // lens: 0 pka, 1 ska, 2 sta, 3 pkb, 4 skb, 5 stb, 6 ssa, 7 ssb
         lens[2] = sta_cap;
@@ -743,8 +696,224 @@ impl<'l> Runner<'l> {
         {
             return Err("the two parties derived different shared secrets".into());
         }
-        self.kex_passes_run = passes_run;
         Ok((passes_run, msg_lens, ssa_len))
+    }
+}
+
+impl Operation for Kex {
+    fn select(&mut self, op: &Op) -> bool {
+        match KexStep::of(op) {
+            Some(step) => {
+                self.step = step;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// 0 pkA, 1 skA, 2 stA, 3 pkB, 4 skB, 5 stB, 6 ssA, 7 ssB, 8.. 16 message buffers.
+    fn buffers(&self, c: &Core) -> Vec<Guarded> {
+        let (pk, sk, sta, stb, ss, msg) = (
+            c.size(1),
+            c.size(2),
+            c.size(3),
+            c.size(4),
+            c.size(5),
+            c.size(6),
+        );
+        let mut v = vec![
+            Guarded::new("pka", pk),
+            Guarded::new("ska", sk),
+            Guarded::new("sta", sta),
+            Guarded::new("pkb", pk),
+            Guarded::new("skb", sk),
+            Guarded::new("stb", stb),
+            Guarded::new("ssa", ss),
+            Guarded::new("ssb", ss),
+        ];
+        for _ in 0..16 {
+            v.push(Guarded::new("msg", msg));
+        }
+        v
+    }
+
+    fn build_setup(&mut self, c: &mut Core) -> Result<(), String> {
+        let facts = self.run(c, None, None)?;
+        c.facts.kex_passes_run = facts.0;
+        c.facts.kex_msg_lens = facts.1;
+        c.facts.kex_ss_len = facts.2;
+        Ok(())
+    }
+
+    /// The whole exchange, whichever step is timed.
+    #[inline]
+    fn call(&mut self, c: &mut Core) -> Result<(), String> {
+        self.run(c, None, None).map(|_| ())
+    }
+
+    /// One protocol run timing only the selected step: (ns, ticks) of that step.
+    fn call_step(&mut self, c: &mut Core, counter: &mut Counter) -> Result<(u64, u64), String> {
+        let mut acc = (0u64, 0u64);
+        self.run(c, Some((self.step, counter)), Some(&mut acc))?;
+        Ok(acc)
+    }
+
+    fn timing_scope(&self) -> TimingScope {
+        match self.step {
+            KexStep::Whole => TimingScope::Loop,
+            _ => TimingScope::PerCallStep,
+        }
+    }
+
+    fn meta_sizes(&self, c: &Core) -> [usize; 6] {
+        [c.size(1), c.size(2), 0, c.size(5), 0, 0]
+    }
+
+    fn meta_protocol(&self, c: &Core) -> Vec<(String, String)> {
+        let mut out = vec![
+            ("kex_passes".to_string(), c.size(0).to_string()),
+            (
+                "kex_passes_run".to_string(),
+                c.facts.kex_passes_run.to_string(),
+            ),
+            ("sta_bytes".to_string(), c.size(3).to_string()),
+            ("stb_bytes".to_string(), c.size(4).to_string()),
+        ];
+        for (k, len) in c.facts.kex_msg_lens.iter().enumerate() {
+            out.push((format!("msg{}_bytes", k + 1), len.to_string()));
+        }
+        out.push((
+            "total_msg_bytes".to_string(),
+            c.facts.kex_msg_lens.iter().sum::<u64>().to_string(),
+        ));
+        out.push((
+            "ss_actual_bytes".to_string(),
+            c.facts.kex_ss_len.to_string(),
+        ));
+        out
+    }
+}
+
+/// One prepared operation of one library: its kind's calls over its buffers.
+pub struct Runner<'l> {
+    lib: &'l Lib,
+    core: Core,
+    kind: Box<dyn Operation>,
+}
+
+impl<'l> Runner<'l> {
+    /// Prepares `op`: loads the saved setup from `setup_dir` when present, else builds it
+    /// (and saves it when `save` is true).
+    pub fn prepare(
+        lib: &'l Lib,
+        kind: Kind,
+        op: &Op,
+        input_bytes: u64,
+        setup_dir: &Path,
+        save: bool,
+    ) -> Result<Runner<'l>, String> {
+        let mut ops: Box<dyn Operation> = match kind {
+            Kind::Kem => Box::new(Kem::load(lib)?),
+            Kind::Sig => Box::new(Sig::load(lib)?),
+            Kind::Kex => Box::new(Kex::load(lib)?),
+            Kind::Hash => Box::new(Hash {
+                hash: lib.func("ngcc_hash")?,
+            }),
+        };
+        let n = lib.meta.sizes.len();
+        let sizes = (0..n).map(|i| lib.size(i)).collect::<Result<Vec<_>, _>>()?;
+        if !ops.select(op) {
+            return Err(format!(
+                "operation {:?} does not exist for a {}",
+                op.name(),
+                kind.as_str()
+            ));
+        }
+        let mut r = Runner {
+            lib,
+            core: Core {
+                op: op.clone(),
+                input_bytes,
+                facts: SetupFacts::default(),
+                bufs: Vec::new(),
+                sizes,
+            },
+            kind: ops,
+        };
+        let facts_path = setup_dir.join("setup.json");
+        if facts_path.is_file() {
+            r.core.facts = crate::util::read_json(&facts_path).map_err(|e| format!("{e:#}"))?;
+            r.load_buffers(setup_dir)?;
+        } else {
+            let t = monotonic_raw_ns();
+            r.core.bufs = r.kind.buffers(&r.core);
+            r.kind.build_setup(&mut r.core)?;
+            r.core.facts.prepare_s = (monotonic_raw_ns() - t) as f64 / 1e9;
+            // Name the setup, not the timed op, when setup calls wrote out of bounds.
+            for b in &r.core.bufs {
+                b.check(&format!("setup for {}", op.name()))
+                    .map_err(|e| format!("{}: {e}", KatStatus::Overflow))?;
+            }
+            if save {
+                r.save(setup_dir)?;
+            }
+        }
+        Ok(r)
+    }
+
+    pub fn facts(&self) -> &SetupFacts {
+        &self.core.facts
+    }
+
+    fn save(&self, dir: &Path) -> Result<(), String> {
+        let io = |e: anyhow::Error| format!("saving setup: {e:#}");
+        for (i, b) in self.core.bufs.iter().enumerate() {
+            crate::util::atomic_write(&dir.join(format!("buf{i}.bin")), b.as_slice())
+                .map_err(io)?;
+        }
+        crate::util::write_json(&dir.join("setup.json"), &self.core.facts).map_err(io)
+    }
+
+    fn load_buffers(&mut self, dir: &Path) -> Result<(), String> {
+        self.core.bufs = self.kind.buffers(&self.core);
+        for (i, b) in self.core.bufs.iter_mut().enumerate() {
+            let path = dir.join(format!("buf{i}.bin"));
+            let data = std::fs::read(&path)
+                .map_err(|e| format!("loading setup {}: {e}", path.display()))?;
+            if data.len() != b.len() {
+                return Err(format!(
+                    "setup {} has {} bytes, the library declares {}",
+                    path.display(),
+                    data.len(),
+                    b.len()
+                ));
+            }
+            b.as_mut_slice().copy_from_slice(&data);
+        }
+        Ok(())
+    }
+
+    /// Canary check over every buffer (after a trial).
+    pub fn check_guards(&self) -> Result<(), String> {
+        for b in &self.core.bufs {
+            b.check(&self.core.op.name())?;
+        }
+        Ok(())
+    }
+
+    /// One operation, as the timing loop runs it.
+    #[inline]
+    pub fn call(&mut self) -> Result<(), String> {
+        self.kind.call(&mut self.core)
+    }
+
+    /// One call timing only its measured part (KEX: the selected step): (ns, ticks).
+    pub fn call_step(&mut self, counter: &mut Counter) -> Result<(u64, u64), String> {
+        self.kind.call_step(&mut self.core, counter)
+    }
+
+    pub fn timing_scope(&self) -> TimingScope {
+        self.kind.timing_scope()
     }
 
     /// META of the reference driver (§2.5), values as strings, in its order.
@@ -757,6 +926,7 @@ impl<'l> Runner<'l> {
         count: u64,
     ) -> Map<String, Value> {
         let m = &self.lib.meta;
+        let c = &self.core;
         let mut out = Map::new();
         let mut put = |k: &str, v: String| {
             out.insert(k.to_string(), Value::String(v));
@@ -764,43 +934,26 @@ impl<'l> Runner<'l> {
         put("id", m.id.clone());
         put("instance", m.instance.clone());
         put("variant", m.variant.clone());
-        put("operation", self.op.name());
-        put("input_bytes", self.input_bytes.to_string());
+        put("operation", c.op.name());
+        put("input_bytes", c.input_bytes.to_string());
         put("build_flags", m.build_flags.clone());
         put("baseline_rss_bytes", baseline_rss.to_string());
-        let s = |i: usize| self.size(i).to_string();
-        let (pk, sk, ct, ss, sig, dg) = match self.kind {
-            Kind::Kem => (s(0), s(1), s(2), s(3), "0".into(), "0".into()),
-            Kind::Sig => (s(0), s(1), "0".into(), "0".into(), s(2), "0".into()),
-            Kind::Kex => (s(1), s(2), "0".into(), s(5), "0".into(), "0".into()),
-            Kind::Hash => (
-                "0".into(),
-                "0".into(),
-                "0".into(),
-                "0".into(),
-                "0".into(),
-                s(1),
-            ),
-        };
-        put("pk_bytes", pk);
-        put("sk_bytes", sk);
-        put("ct_bytes", ct);
-        put("ss_bytes", ss);
-        put("signature_bytes", sig);
-        put("digest_bytes", dg);
-        if self.kind == Kind::Kex {
-            put("kex_passes", s(0));
-            put("kex_passes_run", self.facts.kex_passes_run.to_string());
-            put("sta_bytes", s(3));
-            put("stb_bytes", s(4));
-            for (k, len) in self.facts.kex_msg_lens.iter().enumerate() {
-                put(&format!("msg{}_bytes", k + 1), len.to_string());
-            }
-            put(
-                "total_msg_bytes",
-                self.facts.kex_msg_lens.iter().sum::<u64>().to_string(),
-            );
-            put("ss_actual_bytes", self.facts.kex_ss_len.to_string());
+        let sizes = self.kind.meta_sizes(c);
+        for (k, v) in [
+            "pk_bytes",
+            "sk_bytes",
+            "ct_bytes",
+            "ss_bytes",
+            "signature_bytes",
+            "digest_bytes",
+        ]
+        .into_iter()
+        .zip(sizes)
+        {
+            put(k, v.to_string());
+        }
+        for (k, v) in self.kind.meta_protocol(c) {
+            put(&k, v);
         }
         put("mode", "fixed_iterations".into());
         put(
@@ -814,21 +967,8 @@ impl<'l> Runner<'l> {
         );
         put("timing_scope", self.timing_scope().to_string());
         put("warmups", warmups.to_string());
-        if self.kind == Kind::Sig {
-            put(
-                "sign_failures_retried",
-                self.sign_failures_retried.to_string(),
-            );
-            put("message_tweaks", self.facts.message_tweaks.to_string());
-            put(
-                "setup_verify_failed",
-                self.facts.setup_verify_failed.to_string(),
-            );
-            put(
-                "signature_length_excess",
-                self.facts.signature_length_excess.to_string(),
-            );
-            put("verify_rejections", self.verify_rejections.to_string());
+        for (k, v) in self.kind.meta_counts(c) {
+            put(&k, v);
         }
         put("peak_rss_bytes", peak_rss.to_string());
         put("measurement_count", count.to_string());
