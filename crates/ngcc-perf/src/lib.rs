@@ -3,22 +3,22 @@
 //! Data flows through a run directory, one phase at a time (see ARCHITECTURE.md).
 //! Candidate code only ever runs in child processes (`child`), never in the orchestrator.
 
-pub mod bench;
-pub mod build;
-pub mod campaign;
+pub(crate) mod bench;
+pub(crate) mod build;
+pub(crate) mod campaign;
 pub mod candidate;
 pub mod child;
 pub mod cli;
 pub mod csrc;
 pub mod dataset;
-pub mod demo;
+pub(crate) mod demo;
 pub mod iccs;
 pub mod kat;
 pub mod measure;
 pub mod profile;
-pub mod report;
-pub mod rundir;
-pub mod samples;
-pub mod sandbox;
+pub(crate) mod report;
+pub(crate) mod rundir;
+pub(crate) mod samples;
+pub(crate) mod sandbox;
 pub mod util;
-pub mod validate;
+pub(crate) mod validate;

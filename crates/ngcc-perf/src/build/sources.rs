@@ -20,7 +20,6 @@ fn excluded(name: &str) -> bool {
 
 #[derive(Debug, Clone)]
 pub struct SourceSet {
-    pub dir: PathBuf,
     pub sources: Vec<PathBuf>,
     pub includes: Vec<PathBuf>,
 }
@@ -92,11 +91,7 @@ pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
         }
         includes.push(path);
     }
-    Ok(SourceSet {
-        dir,
-        sources,
-        includes,
-    })
+    Ok(SourceSet { sources, includes })
 }
 
 impl SourceSet {

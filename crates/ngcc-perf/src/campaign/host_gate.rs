@@ -9,7 +9,6 @@ use anyhow::Result;
 /// What every record of this phase is labelled with.
 #[derive(Debug, Clone)]
 pub struct HostState {
-    pub cpu: u32,
     pub problems: Vec<String>,
     pub allow_unfixed: bool,
     pub environment: HostEnv,
@@ -89,7 +88,6 @@ pub fn check(
         );
     }
     Ok(HostState {
-        cpu,
         problems,
         allow_unfixed,
         environment,

@@ -1,8 +1,8 @@
 //! Candidate manifests (`candidate.toml`) and importers.
 
 pub mod discover;
-pub mod import;
-pub mod manifest;
-pub mod pqclean;
+pub(crate) mod import;
+pub(crate) mod manifest;
+pub(crate) mod pqclean;
 
 pub use manifest::{Api, Candidate, Instance, KatSpec, Kind};

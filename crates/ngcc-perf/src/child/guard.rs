@@ -30,10 +30,6 @@ impl Guarded {
         self.len
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     pub fn ptr(&mut self) -> *mut u8 {
         self.bytes[GUARD..].as_mut_ptr()
     }

@@ -49,7 +49,6 @@ pub type KexDeriveFn = unsafe extern "C" fn(
 ) -> c_int;
 pub type HashFn = unsafe extern "C" fn(c_int, *const u8, Ull, *mut u8) -> c_int;
 pub type SeedFn = unsafe extern "C" fn(*const u8, Ull) -> c_int;
-pub type RandomFn = unsafe extern "C" fn(*mut u8, Ull) -> c_int;
 pub type RandombytesFn = unsafe extern "C" fn(*mut u8, usize) -> c_int;
 pub type SetRandombytesFn = unsafe extern "C" fn(RandombytesFn);
 
@@ -136,10 +135,6 @@ impl Lib {
         unsafe { self.lib.get::<T>(sym.as_slice()) }
             .map(|s| *s)
             .map_err(|_| format!("library has no {name}"))
-    }
-
-    pub fn opt_func<T: Copy>(&self, name: &str) -> Option<T> {
-        self.func(name).ok()
     }
 
     /// Declared sizes, with a sanity cap (reference: any declared size > 2^29 aborts).

@@ -2,20 +2,20 @@
 //! The child limits itself, loads one library, does one job, and writes its JSON result to
 //! fd 3. Candidate code may crash or hang; the orchestrator classifies that from outside.
 
-pub mod crash;
-pub mod guard;
-pub mod kat_common;
-pub mod kat_iccs;
-pub mod kat_nist;
-pub mod library;
-pub mod limits;
-pub mod measure;
-pub mod memory;
-pub mod ops;
-pub mod profile;
+pub(crate) mod crash;
+pub(crate) mod guard;
+pub(crate) mod kat_common;
+pub(crate) mod kat_iccs;
+pub(crate) mod kat_nist;
+pub(crate) mod library;
+pub(crate) mod limits;
+pub(crate) mod measure;
+pub(crate) mod memory;
+pub(crate) mod ops;
+pub(crate) mod profile;
 pub mod protocol;
-pub mod rng;
-pub mod stack;
+pub(crate) mod rng;
+pub(crate) mod stack;
 
 use crate::dataset::schema::{KatStatus, ProcessStatus};
 use anyhow::{Context, Result};

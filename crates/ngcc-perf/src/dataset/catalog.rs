@@ -91,8 +91,6 @@ pub struct Catalogs {
     pub survey: Option<Vec<SurveyRow>>,
     pub summary_notes: Option<Vec<SummaryNote>>,
     pub downloads: Option<Vec<Download>>,
-    /// Loaded for completeness (the reference loads it too) but not shown on any page.
-    pub parameters: Option<Vec<BTreeMap<String, String>>>,
 }
 
 /// A header-addressed table.
@@ -322,7 +320,7 @@ impl Catalogs {
         fn load<T>(dir: &Path, file: &str, parse: fn(&Table) -> Result<T>) -> Result<Option<T>> {
             read_table(&dir.join(file))?.map(|t| parse(&t)).transpose()
         }
-        Ok(Catalogs {
+        let catalogs = Catalogs {
             dir: dir.to_path_buf(),
             systems: load(dir, SYSTEMS, systems)?,
             external_sizes: load(dir, EXTERNAL_SIZES, external_sizes)?,
@@ -331,8 +329,10 @@ impl Catalogs {
             survey: load(dir, SURVEY, survey)?,
             summary_notes: load(dir, SUMMARY_NOTES, summary_notes)?,
             downloads: load(dir, DOWNLOADS, downloads)?,
-            parameters: load(dir, PARAMETERS, parameters)?,
-        })
+        };
+        // Checked last, like the reference loads it, but no page shows it.
+        load(dir, PARAMETERS, parameters)?;
+        Ok(catalogs)
     }
 
     fn missing(&self, file: &str, needed_for: &str) -> anyhow::Error {

@@ -1,8 +1,8 @@
 //! The dataset: JSON schema (the only place with JSON field names), loading, publishing, and
 //! the catalog files that go with it.
 
-pub mod catalog;
-pub mod catalog_init;
-pub mod load;
-pub mod publish;
+pub(crate) mod catalog;
+pub(crate) mod catalog_init;
+pub(crate) mod load;
+pub(crate) mod publish;
 pub mod schema;

@@ -5,7 +5,7 @@
 
 mod bench;
 pub mod ffi;
-pub mod input;
+pub(crate) mod input;
 mod selftest;
 
 use crate::util::{Failure, hexs};

@@ -90,32 +90,3 @@ pub fn render(i: &LogInput) -> String {
     let _ = writeln!(s, "RESULT {} {} {} {}", i.cand, i.label, i.status, detail);
     s
 }
-
-/// Status from a KAT log: the last `RESULT <cand> <label> <STATUS>` line (NORESULT if none).
-pub fn status_of(log: &str) -> String {
-    log.lines()
-        .rev()
-        .find_map(|l| {
-            let mut parts = l.split_whitespace();
-            (parts.next() == Some("RESULT"))
-                .then(|| parts.nth(2).map(str::to_string))
-                .flatten()
-        })
-        .unwrap_or_else(|| "NORESULT".into())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn status_is_the_last_result_line() {
-        assert_eq!(
-            super::status_of("a\nRESULT kem-38 UVW_KEM_128 PASS \n"),
-            "PASS"
-        );
-        assert_eq!(
-            super::status_of("RESULT x y MISMATCH\nRESULT x y CRASH exit=139\n"),
-            "CRASH"
-        );
-        assert_eq!(super::status_of("no result"), "NORESULT");
-    }
-}

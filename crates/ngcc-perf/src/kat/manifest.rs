@@ -179,19 +179,6 @@ pub fn digest(text: &str, mode: LineMode) -> String {
     hex::encode(h.finalize())
 }
 
-/// The mode for a reference file: `nolen` when it was written as a blank template (some
-/// `X_Len =` has no value), else `strict`.
-pub fn mode_for_reference(text: &str) -> LineMode {
-    let blank_len = text.lines().any(|raw| {
-        let line = raw.trim_end_matches(['\r', ' ', '\t']);
-        is_len_line(line) && line.ends_with('=')
-    });
-    LineMode {
-        mode: if blank_len { Mode::Nolen } else { Mode::Strict },
-        records: None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,15 +266,6 @@ M_Len = 3\nM = 010203\nMsg_Len = 8\nDst_Len = 256\nInit_Sta_Len = 0\nSS_Len =\nS
             records: Some(10),
         };
         assert_eq!(digest(KEM, ten), digest(KEM, LineMode::STRICT));
-    }
-
-    #[test]
-    fn reference_mode_is_nolen_only_for_blank_templates() {
-        assert_eq!(mode_for_reference(KEM), LineMode::STRICT);
-        assert_eq!(
-            mode_for_reference("Count = 0\nPK_Len = \r\nPK = 00\n").mode,
-            Mode::Nolen
-        );
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! KAT flows (children in `child::kat_*`), judging, logs and kat.sha256 manifests.
 
-pub mod log;
+pub(crate) mod log;
 pub mod manifest;
-pub mod run;
+pub(crate) mod run;
 
 use crate::util::{Failure, atomic_write};
 use anyhow::{Context, Result};

@@ -336,10 +336,6 @@ impl Counter {
         self.source.kind()
     }
 
-    pub fn has_instructions(&self) -> bool {
-        self.instructions_fd.is_some()
-    }
-
     /// Retired user-mode instructions of the last `start`/`stop` window, if counted.
     pub fn instructions(&self) -> Option<u64> {
         self.last_instructions
@@ -670,7 +666,7 @@ mod tests {
     fn instructions_are_optional_and_consistent() {
         let mut c = Counter::open_best();
         let has = c.open_instructions();
-        assert_eq!(has, c.has_instructions());
+        assert_eq!(has, c.instructions_fd.is_some());
         c.start();
         black_box(busy_loop(100_000));
         c.stop();

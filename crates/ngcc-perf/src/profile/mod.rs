@@ -3,5 +3,5 @@
 //! `child::profile`, the phase `campaign::phases::profile`.
 
 pub mod relink;
-pub mod shares;
+pub(crate) mod shares;
 pub mod symbols;

@@ -26,18 +26,6 @@ pub enum Family {
     Rng,
 }
 
-impl Family {
-    pub fn label(self) -> &'static str {
-        match self {
-            Family::Keccak => "keccak",
-            Family::Sha2 => "sha2",
-            Family::Aes => "aes",
-            Family::Iccs => "iccs",
-            Family::Rng => "rng",
-        }
-    }
-}
-
 /// One wrappable function: the symbol's base name, the `fn` it is recorded as, the C
 /// wrapper shape (a `NGCC_PROF_W_<shape>` macro in csrc/prof/ngcc_prof.c) and its parameter.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -134,20 +122,6 @@ fn nist_helpers() -> Vec<Helper> {
         v.push(h(&format!("{x}_ctx_release"), "STATE", 0, Aes));
     }
     v
-}
-
-/// The family a recorded `fn` name belongs to (None for names no wrapper records).
-pub fn family_of(func: &str) -> Option<Family> {
-    [Api::Iccs, Api::Nist]
-        .into_iter()
-        .flat_map(helpers)
-        .find(|h| h.name == func)
-        .map(|h| h.family)
-}
-
-/// Whether a recorded `fn` counts towards `hash_share` (unknown names do not).
-pub fn is_hash_fn(func: &str) -> bool {
-    family_of(func).is_some_and(|f| f != Family::Rng)
 }
 
 /// Global symbols of the instance's object files.
@@ -301,6 +275,20 @@ mod tests {
                 .map(|s| s.to_string())
                 .collect(),
         }
+    }
+
+    /// The family a recorded `fn` name belongs to (None for names no wrapper records).
+    fn family_of(func: &str) -> Option<Family> {
+        [Api::Iccs, Api::Nist]
+            .into_iter()
+            .flat_map(helpers)
+            .find(|h| h.name == func)
+            .map(|h| h.family)
+    }
+
+    /// Whether a recorded `fn` counts as hashing (unknown names do not).
+    fn is_hash_fn(func: &str) -> bool {
+        family_of(func).is_some_and(|f| f != Family::Rng)
     }
 
     #[test]

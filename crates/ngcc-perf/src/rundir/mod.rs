@@ -62,10 +62,6 @@ impl RunDir {
         }
     }
 
-    pub fn save_build(&self, build: &BuildFile) -> Result<()> {
-        write_json(&self.build_json(), build)
-    }
-
     pub fn load_campaign(&self) -> Result<Campaign> {
         let path = self.root.join("campaign.json");
         if path.exists() {

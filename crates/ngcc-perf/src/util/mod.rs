@@ -1,9 +1,9 @@
 //! Small shared helpers: atomic file writes, hashing, JSON in the reference layout.
 
 pub mod fsx;
-pub mod hexs;
-pub mod progress;
-pub mod time;
+pub(crate) mod hexs;
+pub(crate) mod progress;
+pub(crate) mod time;
 
 pub use fsx::{atomic_write, read_json, sha256_file, sha256_hex, write_json};
 
