@@ -252,7 +252,7 @@ mod tests {
 
     fn process(trials: &[(u64, f64, u64)]) -> Process {
         Process {
-            status: "complete".into(),
+            status: crate::dataset::schema::ProcessStatus::Complete,
             trials: trials
                 .iter()
                 .map(|&(measurements, seconds, cycles)| Trial {

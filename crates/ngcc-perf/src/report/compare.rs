@@ -517,7 +517,12 @@ mod tests {
     use crate::dataset::schema::{Process, ProcessStatus, RecordExtra, Trial};
 
     /// A complete record with one process per trial of `(measurements, seconds, cycles)`.
-    fn record(label: &str, op: &str, trials: &[(u64, f64, u64)], counter: Option<&str>) -> Record {
+    fn record(
+        label: &str,
+        op: &str,
+        trials: &[(u64, f64, u64)],
+        counter: Option<CounterKind>,
+    ) -> Record {
         let processes: Vec<Process> = trials
             .iter()
             .map(|&(measurements, seconds, cycles)| Process {
@@ -542,7 +547,7 @@ mod tests {
             processes,
             stats,
             ngcc: counter.map(|c| RecordExtra {
-                counter: c.into(),
+                counter: c,
                 host_fixed: true,
                 spread: stats::spread(&per_trial),
                 ..Default::default()
@@ -669,12 +674,17 @@ mod tests {
 
     #[test]
     fn different_counters_are_refused_unless_time() {
-        let a = dataset(vec![record("A", "keygen", &trials(1e6, 0.01), Some("tsc"))]);
+        let a = dataset(vec![record(
+            "A",
+            "keygen",
+            &trials(1e6, 0.01),
+            Some(CounterKind::Tsc),
+        )]);
         let b = dataset(vec![record(
             "A",
             "keygen",
             &trials(1e6, 0.01),
-            Some("perf_cycles"),
+            Some(CounterKind::PerfCycles),
         )]);
         let err = compare(&a, &b, false).unwrap_err();
         let msg = err.to_string();
