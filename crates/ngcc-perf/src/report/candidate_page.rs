@@ -1,5 +1,6 @@
 //! `<cand>/perf_<SYS>.md` (reference-harness.md §8.3): one page per candidate.
 
+use super::doc::{Cell, Doc, Inline, Table, code};
 use super::format::{self, DASH};
 use super::model::{self, HARNESS_URL, View, is_avx2};
 use crate::dataset::load::LoadedRecord;
@@ -21,7 +22,7 @@ fn function_of(category: &str) -> &'static str {
     }
 }
 
-pub fn render(v: &View, cand: &str) -> Result<String> {
+pub fn render(v: &View, cand: &str) -> Result<Doc> {
     let sys = v.sys;
     let download = v.cat.download(cand)?;
     let algorithm = &download.algorithm;
@@ -32,37 +33,40 @@ pub fn render(v: &View, cand: &str) -> Result<String> {
         .iter()
         .flat_map(|l| v.instance_records(cand, l))
         .collect();
-    let mut out: Vec<String> = Vec::new();
+    let mut d = Doc::new();
 
-    out.push(format!(
-        "# {cand} {algorithm} — performance on {} (system {sys})",
-        model::arch_label(v.arch())
-    ));
-    out.push(String::new());
-    out.push(format!(
-        "[Performance {sys}](../performance/summary_{sys}.md) › `{cand}` · [method](../performance/method_{sys}.md) · [NICCS page]({})",
-        download.page_url
-    ));
-    out.push(String::new());
-    out.push(format!(
+    d.heading(
+        1,
+        format!(
+            "{cand} {algorithm} — performance on {} (system {sys})",
+            model::arch_label(v.arch())
+        ),
+    );
+    d.para(
+        Inline::new()
+            .link(
+                format!("Performance {sys}"),
+                format!("../performance/summary_{sys}.md"),
+            )
+            .text(" › ")
+            .code(cand)
+            .text(" · ")
+            .link("method", format!("../performance/method_{sys}.md"))
+            .text(" · ")
+            .link("NICCS page", download.page_url.clone()),
+    );
+    d.para(format!(
         "Independent measurement following the structure of the NICCS {} self-assessment guide, §3.5 (1)–(7). Not a submitter self-assessment.",
         model::guide_name(v.arch())
     ));
-    out.push(String::new());
 
     // 1. Basic information
-    out.push("## 1. Basic information".into());
-    out.push(String::new());
+    d.heading(2, "1. Basic information");
     let kind = if is_hash {
         "cryptographic hash algorithm"
     } else {
         "public-key algorithm"
     };
-    out.push(format!(
-        "- Category: {kind}; function: {}",
-        function_of(&category)
-    ));
-    out.push(format!("- Algorithm: {algorithm}"));
     let mut versions: Vec<&str> = labels
         .iter()
         .map(|l| {
@@ -75,109 +79,116 @@ pub fn render(v: &View, cand: &str) -> Result<String> {
         .collect();
     versions.sort();
     versions.dedup();
-    out.push(format!(
-        "- Implementation versions measured: {}",
-        versions.join(", ")
-    ));
-    out.push(format!(
-        "- Parameter sets: {}",
-        labels
-            .iter()
-            .map(|l| format!("`{l}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    ));
-    out.push(String::new());
+    let mut sets = Inline::new().text("Parameter sets: ");
+    for (i, l) in labels.iter().enumerate() {
+        if i > 0 {
+            sets = sets.text(", ");
+        }
+        sets = sets.code(l);
+    }
+    d.list(vec![
+        format!("Category: {kind}; function: {}", function_of(&category)).into(),
+        format!("Algorithm: {algorithm}").into(),
+        format!("Implementation versions measured: {}", versions.join(", ")).into(),
+        sets,
+    ]);
 
     // 2. Assessment environment
-    environment(v, records.iter().map(|r| &r.record), &mut out);
+    environment(v, records.iter().map(|r| &r.record), &mut d);
 
     // 3. KAT
-    kat_section(v, cand, &labels, &mut out);
+    kat_section(v, cand, &labels, &mut d);
 
     // 4. Performance
-    out.push("## 4. Performance".into());
-    out.push(String::new());
+    d.heading(2, "4. Performance");
     let with_spread = records.iter().any(|r| r.record.ngcc.is_some());
     if is_hash {
-        hash_table(&records, with_spread, &mut out);
+        d.table(hash_table(&records, with_spread));
     } else {
-        pk_table(&records, with_spread, &mut out);
+        d.table(pk_table(&records, with_spread));
     }
-    out.push(String::new());
 
     // 5. Resources
-    out.push("## 5. Resource consumption".into());
-    out.push(String::new());
-    out.push("Static memory is approximated by the library's loadable ELF segments; peak memory is the process high-water mark (VmHWM) including the benchmark driver and libc, so both are upper-bound proxies rather than isolated algorithm memory.".into());
-    out.push(String::new());
-    out.push(
-        "| instance | operation | static: ELF image (bytes) | baseline RSS | peak RSS |".into(),
-    );
-    out.push("|---|---|---|---|---|".into());
+    d.heading(2, "5. Resource consumption");
+    d.para("Static memory is approximated by the library's loadable ELF segments; peak memory is the process high-water mark (VmHWM) including the benchmark driver and libc, so both are upper-bound proxies rather than isolated algorithm memory.");
+    let mut res = Table::new([
+        "instance",
+        "operation",
+        "static: ELF image (bytes)",
+        "baseline RSS",
+        "peak RSS",
+    ]);
     for r in &records {
         let Some(stats) = r.record.stats.as_ref().filter(|s| s.peak_rss_bytes > 0) else {
             continue;
         };
         let elf = v
             .build_entry(cand, &r.record.label)
-            .and_then(|e| e.elf_load_bytes)
-            .map(|b| b.to_string())
-            .unwrap_or_else(|| DASH.into());
-        out.push(format!(
-            "| `{}` | {} | {elf} | {} | {} |",
-            r.record.label,
-            r.op_key(),
-            format::rss_kib(stats.baseline_rss_bytes),
-            format::rss_kib(stats.peak_rss_bytes)
-        ));
+            .and_then(|e| e.elf_load_bytes);
+        res.row(vec![
+            code(&r.record.label).into(),
+            r.op_key().into(),
+            Cell::num(
+                elf.map(|b| b.to_string()).unwrap_or_else(|| DASH.into()),
+                elf.map(|b| b as f64),
+            ),
+            Cell::num(
+                format::rss_kib(stats.baseline_rss_bytes),
+                stats.baseline_rss_bytes as f64,
+            ),
+            Cell::num(
+                format::rss_kib(stats.peak_rss_bytes),
+                stats.peak_rss_bytes as f64,
+            ),
+        ]);
     }
-    out.push(String::new());
+    d.table(res);
 
     if !is_hash {
-        sizes_section(v, cand, &labels, &mut out)?;
-        symmetric_section(v, cand, &labels, &mut out);
+        sizes_section(v, cand, &labels, &mut d)?;
+        symmetric_section(v, cand, &labels, &mut d);
     }
 
-    evidence_section(v, cand, &labels, &mut out);
-    Ok(out.join("\n") + "\n")
+    evidence_section(v, cand, &labels, &mut d);
+    Ok(d)
 }
 
 /// §2 of the page; also the honest host/counter rows of our own datasets.
-fn environment<'r>(v: &View, records: impl Iterator<Item = &'r Record>, out: &mut Vec<String>) {
+fn environment<'r>(v: &View, records: impl Iterator<Item = &'r Record>, d: &mut Doc) {
     let env = &v.env;
     let get = |f: &EnvField<String>| f.text().unwrap_or_else(|| DASH.into());
-    out.push("## 2. Assessment environment".into());
-    out.push(String::new());
-    out.push("| item | value |".into());
-    out.push("|---|---|".into());
-    out.push(format!(
-        "| processor | {} (CPU {}, one core) |",
-        get(&env.cpu_model),
-        env.cpu_number.text().unwrap_or_else(|| DASH.into())
-    ));
+    d.heading(2, "2. Assessment environment");
+    let mut t = Table::new(["item", "value"]);
+    let mut row = |item: &str, value: Inline| t.row(vec![item.into(), value.into()]);
+    row(
+        "processor",
+        format!(
+            "{} (CPU {}, one core)",
+            get(&env.cpu_model),
+            env.cpu_number.text().unwrap_or_else(|| DASH.into())
+        )
+        .into(),
+    );
     if let Some(machine) = env.machine.text().filter(|m| !m.is_empty()) {
-        out.push(format!("| machine | {machine} |"));
+        row("machine", machine.into());
     }
-    out.push(format!("| clock | {} |", model::clock_text(env)));
+    row("clock", model::clock_text(env).into());
     let memory = env
         .memory_total_kib
         .json_u64()
         .map(format::mib_from_kib)
         .unwrap_or_else(|| DASH.into());
-    out.push(format!("| memory | {memory} |"));
-    out.push(format!(
-        "| OS / kernel | {} / {} |",
-        get(&env.os),
-        get(&env.kernel)
-    ));
-    out.push(format!(
-        "| compiler / build tool | {} / {} |",
-        get(&env.compiler),
-        get(&env.cmake)
-    ));
+    row("memory", memory.into());
+    row(
+        "OS / kernel",
+        format!("{} / {}", get(&env.os), get(&env.kernel)).into(),
+    );
+    row(
+        "compiler / build tool",
+        format!("{} / {}", get(&env.compiler), get(&env.cmake)).into(),
+    );
     for (item, value) in v.honesty_rows(records) {
-        out.push(format!("| {item} | {value} |"));
+        row(&item, value);
     }
     let c = &v.ds.campaign;
     let time = |t: &Option<String>| {
@@ -185,21 +196,22 @@ fn environment<'r>(v: &View, records: impl Iterator<Item = &'r Record>, out: &mu
             .map(format::campaign_time)
             .unwrap_or_else(|| DASH.into())
     };
-    out.push(format!(
-        "| campaign start / end (UTC) | {} / {} |",
-        time(&c.started_utc),
-        time(&c.ended_utc)
-    ));
-    out.push(String::new());
+    row(
+        "campaign start / end (UTC)",
+        format!("{} / {}", time(&c.started_utc), time(&c.ended_utc)).into(),
+    );
+    d.table(t);
 }
 
-fn kat_section(v: &View, cand: &str, labels: &[String], out: &mut Vec<String>) {
-    out.push("## 3. Functional testing (KAT)".into());
-    out.push(String::new());
-    out.push(format!("Each library was checked against the submitted KAT vectors (SHA-256 manifest `{cand}/kat.sha256` in the harness) before timing."));
-    out.push(String::new());
-    out.push("| instance | build flags | KAT |".into());
-    out.push("|---|---|---|".into());
+fn kat_section(v: &View, cand: &str, labels: &[String], d: &mut Doc) {
+    d.heading(2, "3. Functional testing (KAT)");
+    d.para(
+        Inline::new()
+            .text("Each library was checked against the submitted KAT vectors (SHA-256 manifest ")
+            .code(format!("{cand}/kat.sha256"))
+            .text(" in the harness) before timing."),
+    );
+    let mut t = Table::new(["instance", "build flags", "KAT"]);
     let mut footnotes: Vec<(String, bool)> = Vec::new();
     for label in labels {
         let Some(entry) = v.build_entry(cand, label) else {
@@ -224,17 +236,25 @@ fn kat_section(v: &View, cand: &str, labels: &[String], out: &mut Vec<String>) {
                 status.push_str(" (not timed)");
             }
         }
-        out.push(format!("| `{label}` | {} | {status} |", entry.flags));
+        t.row(vec![
+            code(label).into(),
+            entry.flags.to_string().into(),
+            status.into(),
+        ]);
     }
-    out.push(String::new());
+    d.table(t);
     for (i, (cause, measure)) in footnotes.iter().enumerate() {
         let extra = if *measure {
             " These instances are timed anyway; their output is not validated."
         } else {
             ""
         };
-        out.push(format!("[{}] {cause}{extra}", i + 1));
-        out.push(String::new());
+        d.para(
+            Inline::new()
+                .text(format!("[{}] ", i + 1))
+                .then(Inline::catalog(cause))
+                .text(extra),
+        );
     }
 }
 
@@ -257,97 +277,125 @@ fn n_text(r: &Record) -> String {
     text
 }
 
-fn spread_text(r: &Record) -> String {
-    r.ngcc
-        .as_ref()
-        .map(|x| format!("{:.1}%", 100.0 * x.spread.cv))
-        .unwrap_or_else(|| DASH.into())
-}
-
-fn pk_table(records: &[&LoadedRecord], with_spread: bool, out: &mut Vec<String>) {
-    let (extra_head, extra_rule) = if with_spread {
-        (" spread (CV) |", "---|")
-    } else {
-        ("", "")
-    };
-    out.push(format!("| instance | operation | mean cycles | mean time | ops/s | median trial | n (trials × iters) |{extra_head}"));
-    out.push(format!("|---|---|---|---|---|---|---|{extra_rule}"));
-    for r in records {
-        let rec = &r.record;
-        let extra = if with_spread {
-            format!(" {} |", spread_text(rec))
-        } else {
-            String::new()
-        };
-        match rec
-            .stats
-            .as_ref()
-            .filter(|_| rec.status == RecordStatus::Complete)
-        {
-            Some(s) => out.push(format!(
-                "| `{}` | {} | {} | {} | {} | {} | {} |{extra}",
-                rec.label,
-                r.op_key(),
-                format::fmt_int(s.mean_cycles),
-                format::fmt_time(Some(s.mean_seconds)),
-                format::ops_per_second(s.operations_per_second),
-                format::fmt_time(Some(s.median_trial_seconds)),
-                n_text(rec)
-            )),
-            None => out.push(format!(
-                "| `{}` | {} | failed | | | | |{}",
-                rec.label,
-                r.op_key(),
-                if with_spread { " |" } else { "" }
-            )),
-        }
+fn spread_cell(r: &Record) -> Cell {
+    match r.ngcc.as_ref() {
+        Some(x) => Cell::num(format!("{:.1}%", 100.0 * x.spread.cv), x.spread.cv),
+        None => DASH.into(),
     }
 }
 
-fn hash_table(records: &[&LoadedRecord], with_spread: bool, out: &mut Vec<String>) {
-    let (extra_head, extra_rule) = if with_spread {
-        (" spread (CV) |", "---|")
-    } else {
-        ("", "")
-    };
-    out.push(format!(
-        "| instance | message | mean cycles | cycles/byte | mean time | MB/s | n |{extra_head}"
-    ));
-    out.push(format!("|---|---|---|---|---|---|---|{extra_rule}"));
+fn n_cell(r: &Record) -> Cell {
+    let n = r.stats.as_ref().map(|s| s.measurements as f64);
+    Cell::num(n_text(r), n)
+}
+
+fn pk_table(records: &[&LoadedRecord], with_spread: bool) -> Table {
+    let mut head = vec![
+        "instance",
+        "operation",
+        "mean cycles",
+        "mean time",
+        "ops/s",
+        "median trial",
+        "n (trials × iters)",
+    ];
+    if with_spread {
+        head.push("spread (CV)");
+    }
+    let mut t = Table::new(head);
     for r in records {
         let rec = &r.record;
-        let bytes = rec.input_bytes;
-        let extra = if with_spread {
-            format!(" {} |", spread_text(rec))
-        } else {
-            String::new()
-        };
+        let mut row: Vec<Cell> = vec![code(&rec.label).into(), r.op_key().into()];
         match rec
             .stats
             .as_ref()
             .filter(|_| rec.status == RecordStatus::Complete)
         {
             Some(s) => {
-                let cpb = match s.mean_cycles {
-                    Some(c) if bytes > 0 => format::cycles_per_byte(c / bytes as f64),
-                    _ => DASH.into(),
-                };
-                out.push(format!(
-                    "| `{}` | {bytes} B | {} | {cpb} | {} | {} | {} |{extra}",
-                    rec.label,
-                    format::fmt_int(s.mean_cycles),
-                    format::fmt_time(Some(s.mean_seconds)),
-                    format::mb_per_second(s.throughput_mb_per_second.unwrap_or(0.0)),
-                    n_text(rec)
-                ));
+                row.extend([
+                    Cell::num(format::fmt_int(s.mean_cycles), s.mean_cycles),
+                    Cell::num(format::fmt_time(Some(s.mean_seconds)), s.mean_seconds),
+                    Cell::num(
+                        format::ops_per_second(s.operations_per_second),
+                        s.operations_per_second,
+                    ),
+                    Cell::num(
+                        format::fmt_time(Some(s.median_trial_seconds)),
+                        s.median_trial_seconds,
+                    ),
+                    n_cell(rec),
+                ]);
+                if with_spread {
+                    row.push(spread_cell(rec));
+                }
             }
-            None => out.push(format!(
-                "| `{}` | {bytes} B | failed | | | | |{}",
-                rec.label,
-                if with_spread { " |" } else { "" }
-            )),
+            None => {
+                row.push("failed".into());
+                let gaps = if with_spread { 5 } else { 4 };
+                row.extend((0..gaps).map(|_| Cell::gap()));
+            }
         }
+        t.row(row);
     }
+    t
+}
+
+fn hash_table(records: &[&LoadedRecord], with_spread: bool) -> Table {
+    let mut head = vec![
+        "instance",
+        "message",
+        "mean cycles",
+        "cycles/byte",
+        "mean time",
+        "MB/s",
+        "n",
+    ];
+    if with_spread {
+        head.push("spread (CV)");
+    }
+    let mut t = Table::new(head);
+    for r in records {
+        let rec = &r.record;
+        let bytes = rec.input_bytes;
+        let mut row: Vec<Cell> = vec![
+            code(&rec.label).into(),
+            Cell::num(format!("{bytes} B"), bytes as f64),
+        ];
+        match rec
+            .stats
+            .as_ref()
+            .filter(|_| rec.status == RecordStatus::Complete)
+        {
+            Some(s) => {
+                let cpb = s
+                    .mean_cycles
+                    .filter(|_| bytes > 0)
+                    .map(|c| c / bytes as f64);
+                let mb = s.throughput_mb_per_second.unwrap_or(0.0);
+                row.extend([
+                    Cell::num(format::fmt_int(s.mean_cycles), s.mean_cycles),
+                    Cell::num(
+                        cpb.map(format::cycles_per_byte)
+                            .unwrap_or_else(|| DASH.into()),
+                        cpb,
+                    ),
+                    Cell::num(format::fmt_time(Some(s.mean_seconds)), s.mean_seconds),
+                    Cell::num(format::mb_per_second(mb), mb),
+                    n_cell(rec),
+                ]);
+                if with_spread {
+                    row.push(spread_cell(rec));
+                }
+            }
+            None => {
+                row.push("failed".into());
+                let gaps = if with_spread { 5 } else { 4 };
+                row.extend((0..gaps).map(|_| Cell::gap()));
+            }
+        }
+        t.row(row);
+    }
+    t
 }
 
 fn size_of(v: &View, cand: &str, label: &str, key: &str) -> Option<u64> {
@@ -357,36 +405,47 @@ fn size_of(v: &View, cand: &str, label: &str, key: &str) -> Option<u64> {
         .find_map(|s| s.sizes.get(key).and_then(Value::as_u64))
 }
 
-fn size_cell(v: Option<u64>) -> String {
-    v.map(|n| n.to_string()).unwrap_or_else(|| DASH.into())
+fn size_cell(v: Option<u64>) -> Cell {
+    Cell::num(
+        v.map(|n| n.to_string()).unwrap_or_else(|| DASH.into()),
+        v.map(|n| n as f64),
+    )
 }
 
-fn sizes_section(v: &View, cand: &str, labels: &[String], out: &mut Vec<String>) -> Result<()> {
+fn sizes_section(v: &View, cand: &str, labels: &[String], d: &mut Doc) -> Result<()> {
     // Only instances that were timed have sizes to show.
     let timed: Vec<&String> = labels
         .iter()
         .filter(|l| !v.instance_records(cand, l).is_empty())
         .collect();
-    out.push("## 6. Transmission and storage overhead".into());
-    out.push(String::new());
+    d.heading(2, "6. Transmission and storage overhead");
     match v.category(cand).as_str() {
-        "kex" => kex_sizes(v, cand, &timed, out)?,
+        "kex" => kex_sizes(v, cand, &timed, d)?,
         cat => {
-            out.push("External public-key, ciphertext and signature sizes follow the curated `performance/external_sizes.csv` catalog; secret-key and shared-secret lengths remain API figures. See [the size audit](../performance/EXTERNAL_SIZE_AUDIT.md) for disagreements.".into());
-            out.push(String::new());
-            if cat == "sign" {
-                out.push("| instance | public key | secret key | signature |".into());
-                out.push("|---|---|---|---|".into());
+            d.para(
+                Inline::new()
+                    .text("External public-key, ciphertext and signature sizes follow the curated ")
+                    .code("performance/external_sizes.csv")
+                    .text(" catalog; secret-key and shared-secret lengths remain API figures. See ")
+                    .link("the size audit", "../performance/EXTERNAL_SIZE_AUDIT.md")
+                    .text(" for disagreements."),
+            );
+            let mut t = if cat == "sign" {
+                Table::new(["instance", "public key", "secret key", "signature"])
             } else {
-                out.push(
-                    "| instance | public key | secret key | ciphertext | shared secret |".into(),
-                );
-                out.push("|---|---|---|---|---|".into());
-            }
+                Table::new([
+                    "instance",
+                    "public key",
+                    "secret key",
+                    "ciphertext",
+                    "shared secret",
+                ])
+            };
             let mut nominal = false;
             for label in &timed {
                 let ext = v.cat.external_size(cand, label)?;
                 let sk = size_cell(size_of(v, cand, label, "sk_bytes"));
+                let pk = size_cell(Some(ext.pk));
                 if cat == "sign" {
                     let qualifier = match ext.basis.as_str() {
                         "nominal-variable" => {
@@ -396,53 +455,53 @@ fn sizes_section(v: &View, cand: &str, labels: &[String], out: &mut Vec<String>)
                         "maximum-variable" => " (maximum)",
                         _ => "",
                     };
-                    out.push(format!(
-                        "| `{label}` | {} | {sk} | {}{qualifier} |",
-                        ext.pk,
-                        size_cell(ext.sig)
-                    ));
+                    let sig = Cell::num(
+                        format!(
+                            "{}{qualifier}",
+                            ext.sig
+                                .map(|n| n.to_string())
+                                .unwrap_or_else(|| DASH.into())
+                        ),
+                        ext.sig.map(|n| n as f64),
+                    );
+                    t.row(vec![code(*label).into(), pk, sk, sig]);
                 } else {
                     let ss = size_cell(size_of(v, cand, label, "ss_bytes"));
-                    out.push(format!(
-                        "| `{label}` | {} | {sk} | {} | {ss} |",
-                        ext.pk,
-                        size_cell(ext.ct)
-                    ));
+                    t.row(vec![code(*label).into(), pk, sk, size_cell(ext.ct), ss]);
                 }
             }
+            d.table(t);
             if nominal {
-                out.push(String::new());
-                out.push("Signatures marked ≈ nominal vary in length; the figure is the specification's representative size, not a maximum.".into());
+                d.para("Signatures marked ≈ nominal vary in length; the figure is the specification's representative size, not a maximum.");
             }
         }
     }
-    out.push(String::new());
     Ok(())
 }
 
-fn kex_sizes(v: &View, cand: &str, labels: &[&String], out: &mut Vec<String>) -> Result<()> {
-    out.push("Protocol-message sizes are the raw API message lengths of one honest run; bandwidth adds each required long-term public key once, as curated in `performance/kex_bandwidth.csv` (certificates, identities and framing excluded). Secret-key and shared-secret lengths are API figures.".into());
-    out.push(String::new());
+fn kex_sizes(v: &View, cand: &str, labels: &[&String], d: &mut Doc) -> Result<()> {
+    d.para(
+        Inline::new()
+            .text("Protocol-message sizes are the raw API message lengths of one honest run; bandwidth adds each required long-term public key once, as curated in ")
+            .code("performance/kex_bandwidth.csv")
+            .text(" (certificates, identities and framing excluded). Secret-key and shared-secret lengths are API figures."),
+    );
     match cand {
-        "kex-02" => {
-            out.push("AFS-KEX pass 4 sends nothing, but the API leaves its length at the buffer capacity, so the raw fourth message is a phantom; the catalog counts the protocol's real messages.".into());
-            out.push(String::new());
-        }
-        "kex-01" | "kex-06" => {
-            out.push("Only the responder has a long-term public key in this protocol (public key A = 0).".into());
-            out.push(String::new());
-        }
-        "kex-08" => {
-            out.push(
-                "This is a non-interactive exchange: no protocol messages, only both public keys."
-                    .into(),
-            );
-            out.push(String::new());
-        }
+        "kex-02" => d.para("AFS-KEX pass 4 sends nothing, but the API leaves its length at the buffer capacity, so the raw fourth message is a phantom; the catalog counts the protocol's real messages."),
+        "kex-01" | "kex-06" => d.para("Only the responder has a long-term public key in this protocol (public key A = 0)."),
+        "kex-08" => d.para("This is a non-interactive exchange: no protocol messages, only both public keys."),
         _ => {}
     }
-    out.push("| instance | passes | messages (bytes; raw API) | protocol-message bytes | public key A / B | bandwidth (bytes) | long-term sk (API cap) | shared secret |".into());
-    out.push("|---|---|---|---|---|---|---|---|".into());
+    let mut t = Table::new([
+        "instance",
+        "passes",
+        "messages (bytes; raw API)",
+        "protocol-message bytes",
+        "public key A / B",
+        "bandwidth (bytes)",
+        "long-term sk (API cap)",
+        "shared secret",
+    ]);
     for label in labels {
         let bw = v.cat.kex_bandwidth(cand, label)?;
         let recs = v.instance_records(cand, label);
@@ -453,11 +512,10 @@ fn kex_sizes(v: &View, cand: &str, labels: &[&String], out: &mut Vec<String>) ->
             .and_then(|r| r.record.stats.as_ref());
         let sizes = stats.map(|s| &s.sizes);
         let kex = stats.map(|s| &s.kex);
-        let passes = kex
-            .and_then(|k| k.get("kex_passes"))
-            .and_then(Value::as_u64)
-            .map(|n| n.to_string())
-            .unwrap_or_else(|| DASH.into());
+        let passes = size_cell(
+            kex.and_then(|k| k.get("kex_passes"))
+                .and_then(Value::as_u64),
+        );
         let mut msgs: Vec<(u64, u64)> = sizes
             .map(|s| {
                 s.iter()
@@ -485,86 +543,95 @@ fn kex_sizes(v: &View, cand: &str, labels: &[&String], out: &mut Vec<String>) ->
         let ss = sizes
             .and_then(|s| s.get("ss_actual_bytes").or_else(|| s.get("ss_bytes")))
             .and_then(Value::as_u64);
-        out.push(format!(
-            "| `{label}` | {passes} | {messages} | {} | {} / {} | {} | {} | {} |",
-            bw.messages,
-            bw.pk_a,
-            bw.pk_b,
-            bw.total(),
+        t.row(vec![
+            code(*label).into(),
+            passes,
+            messages.into(),
+            size_cell(Some(bw.messages)),
+            format!("{} / {}", bw.pk_a, bw.pk_b).into(),
+            size_cell(Some(bw.total())),
             get("sk_bytes"),
-            size_cell(ss)
-        ));
+            size_cell(ss),
+        ]);
     }
+    d.table(t);
     Ok(())
 }
 
-fn symmetric_section(v: &View, cand: &str, labels: &[String], out: &mut Vec<String>) {
-    out.push("## Symmetric primitives".into());
-    out.push(String::new());
-    let line = match v.cat.survey_row(cand) {
-        Some(s) if !s.notes.is_empty() => format!(
-            "[Survey](../performance/symmetric-survey.md) verdict: **{}** — {}",
-            s.verdict, s.notes
-        ),
-        Some(s) => format!(
-            "[Survey](../performance/symmetric-survey.md) verdict: **{}**",
-            s.verdict
-        ),
-        None => "[Survey](../performance/symmetric-survey.md) verdict: **not surveyed**".into(),
-    };
-    out.push(line);
-    out.push(String::new());
+fn symmetric_section(v: &View, cand: &str, labels: &[String], d: &mut Doc) {
+    d.heading(2, "Symmetric primitives");
+    let survey = Inline::new()
+        .link("Survey", "../performance/symmetric-survey.md")
+        .text(" verdict: ");
+    d.para(match v.cat.survey_row(cand) {
+        Some(s) if !s.notes.is_empty() => survey
+            .strong(s.verdict.as_str())
+            .text(" — ")
+            .then(Inline::catalog(&s.notes)),
+        Some(s) => survey.strong(s.verdict.as_str()),
+        None => survey.strong("not surveyed"),
+    });
     // NIST-API candidates (ngcc-perf runs) hash with Keccak/SHA-2/AES and draw randombytes.
     let nist = labels.iter().any(|l| {
         v.build_entry(cand, l)
             .is_some_and(|e| e.api.as_deref() == Some("nist"))
     });
-    if nist {
-        out.push("Share of each operation spent in the hash functions (FIPS 202, SHA-2, AES) and in randombytes (measured in the same run with link-time wrappers on a relink of the timed objects):".into());
-        out.push(String::new());
-        out.push(
-            "| instance | operation | Keccak/SHA-2/AES | randombytes | calls per operation |"
-                .into(),
-        );
+    let mut t = if nist {
+        d.para("Share of each operation spent in the hash functions (FIPS 202, SHA-2, AES) and in randombytes (measured in the same run with link-time wrappers on a relink of the timed objects):");
+        Table::new([
+            "instance",
+            "operation",
+            "Keccak/SHA-2/AES",
+            "randombytes",
+            "calls per operation",
+        ])
     } else {
-        out.push("Share of each operation spent in the ICCS placeholder hash functions and in the ICCS DRNG (reference build, measured in the same run with link-time wrappers):".into());
-        out.push(String::new());
-        out.push(
-            "| instance | operation | pseudohash/XOF/sm3 | DRNG | calls per operation |".into(),
-        );
-    }
-    out.push("|---|---|---|---|---|".into());
+        d.para("Share of each operation spent in the ICCS placeholder hash functions and in the ICCS DRNG (reference build, measured in the same run with link-time wrappers):");
+        Table::new([
+            "instance",
+            "operation",
+            "pseudohash/XOF/sm3",
+            "DRNG",
+            "calls per operation",
+        ])
+    };
     for label in labels {
         for p in v.instance_profiles(cand, label) {
             let prof = &p.profile;
             let measured = prof.total.as_ref().is_some_and(|t| t.ticks > 0);
-            let drng = if measured {
-                format::pct(Some(model::rng_share(prof)))
-            } else {
-                DASH.into()
-            };
-            out.push(format!(
-                "| `{label}` | {} | {} | {drng} | {} |",
-                p.op_key(),
-                format::pct(prof.hash_share.filter(|_| measured)),
-                model::calls_per_op(prof)
-            ));
+            let drng = measured.then(|| model::rng_share(prof));
+            let hash = prof.hash_share.filter(|_| measured);
+            t.row(vec![
+                code(label).into(),
+                p.op_key().into(),
+                Cell::num(format::pct(hash), hash),
+                Cell::num(
+                    drng.map(|s| format::pct(Some(s)))
+                        .unwrap_or_else(|| DASH.into()),
+                    drng,
+                ),
+                model::calls_per_op(prof).into(),
+            ]);
         }
     }
-    out.push(String::new());
+    d.table(t);
 }
 
-fn evidence_section(v: &View, cand: &str, labels: &[String], out: &mut Vec<String>) {
-    out.push("## 7. Raw evidence index".into());
-    out.push(String::new());
+fn evidence_section(v: &View, cand: &str, labels: &[String], d: &mut Doc) {
+    d.heading(2, "7. Raw evidence index");
     let ours = v.ds.campaign.tool.clone();
     match &ours {
-        None => out.push(format!("Paths are relative to `performance/data/{}/` in the [harness]({HARNESS_URL}); each JSON file records its commands, environment and trials.", v.sys)),
-        Some(_) => out.push(format!("Paths are relative to the published dataset of system {}; each JSON file records its commands, environment and trials.", v.sys)),
+        None => d.para(
+            Inline::new()
+                .text("Paths are relative to ")
+                .code(format!("performance/data/{}/", v.sys))
+                .text(" in the ")
+                .link("harness", HARNESS_URL)
+                .text("; each JSON file records its commands, environment and trials."),
+        ),
+        Some(_) => d.para(format!("Paths are relative to the published dataset of system {}; each JSON file records its commands, environment and trials.", v.sys)),
     }
-    out.push(String::new());
-    out.push("| instance | item | file |".into());
-    out.push("|---|---|---|".into());
+    let mut t = Table::new(["instance", "item", "file"]);
     for label in labels {
         if let Some(e) = v.build_entry(cand, label)
             && let Some(log) = &e.kat_log
@@ -574,33 +641,60 @@ fn evidence_section(v: &View, cand: &str, labels: &[String], out: &mut Vec<Strin
                 .as_deref()
                 .map(format::digest_prefix)
                 .unwrap_or_else(|| DASH.into());
-            out.push(format!(
-                "| `{label}` | KAT log (sha256 `{digest}`) | `{log}` |"
-            ));
+            t.row(vec![
+                code(label).into(),
+                Inline::new()
+                    .text("KAT log (sha256 ")
+                    .code(digest)
+                    .text(")")
+                    .into(),
+                code(log).into(),
+            ]);
         }
         let mut recs = v.instance_records(cand, label);
         recs.sort_by_key(|r| r.op_key());
         for r in recs {
-            out.push(format!(
-                "| `{label}` | timing {} | `{}` |",
-                r.op_key(),
-                r.path
-            ));
+            t.row(vec![
+                code(label).into(),
+                format!("timing {}", r.op_key()).into(),
+                code(&r.path).into(),
+            ]);
         }
         let mut profs = v.instance_profiles(cand, label);
         profs.sort_by_key(|p| p.op_key());
         for p in profs {
-            out.push(format!(
-                "| `{label}` | hash profile {} | `{}` |",
-                p.op_key(),
-                p.path
-            ));
+            t.row(vec![
+                code(label).into(),
+                format!("hash profile {}", p.op_key()).into(),
+                code(&p.path).into(),
+            ]);
         }
     }
-    out.push(String::new());
+    d.table(t);
     match ours {
-        None => out.push(format!("Scripts: `performance/campaign.py`, `performance/ngcc_perf.c`, `performance/hashprof/` in the [harness]({HARNESS_URL}).")),
-        Some(tool) => out.push(format!("Produced by {tool}: `ngcc-perf campaign` measured, `ngcc-perf publish` published and `ngcc-perf report` rendered this page; `ngcc-perf validate` recomputes every figure from these files.")),
+        None => d.para(
+            Inline::new()
+                .text("Scripts: ")
+                .code("performance/campaign.py")
+                .text(", ")
+                .code("performance/ngcc_perf.c")
+                .text(", ")
+                .code("performance/hashprof/")
+                .text(" in the ")
+                .link("harness", HARNESS_URL)
+                .text("."),
+        ),
+        Some(tool) => d.para(
+            Inline::new()
+                .text(format!("Produced by {tool}: "))
+                .code("ngcc-perf campaign")
+                .text(" measured, ")
+                .code("ngcc-perf publish")
+                .text(" published and ")
+                .code("ngcc-perf report")
+                .text(" rendered this page; ")
+                .code("ngcc-perf validate")
+                .text(" recomputes every figure from these files."),
+        ),
     }
-    out.push(String::new());
 }

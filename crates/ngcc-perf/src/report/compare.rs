@@ -5,7 +5,7 @@
 
 use super::format::{self, DASH};
 use super::site::charts::{self, RatioRow};
-use super::site::html::{self, Banner, Shell, Table, esc};
+use super::site::html::{self, Banner, HtmlCell, Shell, Table, esc};
 use super::site::metric::{Metric, counter_words, record_counter};
 use super::site::{assets, figures};
 use crate::dataset::load::{self, Dataset};
@@ -306,6 +306,23 @@ pub fn row_cells(c: &Comparison, r: &Row) -> [String; 10] {
     ]
 }
 
+/// The numbers behind `row_cells` (sort keys of the HTML table): means, ratio, the interval's
+/// lower bound, the CVs.
+fn row_keys(r: &Row) -> [Option<f64>; 10] {
+    [
+        None,
+        None,
+        None,
+        Some(r.a.mean),
+        Some(r.b.mean),
+        Some(r.ratio),
+        r.ci.map(|(lo, _)| lo),
+        r.a.cv,
+        r.b.cv,
+        None,
+    ]
+}
+
 pub fn metric_text(m: &Metric) -> String {
     match m {
         Metric::Cycles { counter } => format!(
@@ -399,9 +416,17 @@ pub fn html_page(c: &Comparison, a_name: &str, b_name: &str, banners: &[Banner])
     let mut ratio_rows = Vec::new();
     for r in &c.rows {
         let cells = row_cells(c, r);
-        let mut row: Vec<(String, String)> = cells.iter().map(|t| (esc(t), t.clone())).collect();
+        let keys = row_keys(r);
+        let mut row: Vec<HtmlCell> = cells
+            .iter()
+            .zip(keys)
+            .map(|(t, k)| match k {
+                Some(k) => HtmlCell::num(t, k),
+                None => HtmlCell::text(t),
+            })
+            .collect();
         if r.changed {
-            row[9].0 = format!("<span class=\"changed\">{}</span>", esc(&cells[9]));
+            row[9].html = format!("<span class=\"changed\">{}</span>", esc(&cells[9]));
         }
         table.rows.push(row);
         ratio_rows.push(RatioRow {

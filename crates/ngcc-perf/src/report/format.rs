@@ -152,6 +152,13 @@ pub fn cell(rec: Option<&Record>) -> String {
     }
 }
 
+/// The number behind `cell(rec)`: mean cycles, else mean seconds; `None` when not measured.
+pub fn cell_key(rec: Option<&Record>) -> Option<f64> {
+    let rec = rec.filter(|r| r.status == RecordStatus::Complete)?;
+    let s = rec.stats.as_ref()?;
+    s.mean_cycles.or(Some(s.mean_seconds))
+}
+
 fn cell_value(rec: &Record) -> String {
     match rec.stats.as_ref() {
         Some(s) if s.mean_cycles.is_some() => fmt_int(s.mean_cycles),

@@ -2,6 +2,7 @@
 //! what they cannot show. The fixture has no rendering of this page; it follows the spec and
 //! the wording of the reference's published method pages, with facts taken from the dataset.
 
+use super::doc::{Doc, Inline};
 use super::format;
 use super::model::{self, View, natural_cmp};
 use crate::dataset::schema::{HostEnv, RecordStatus};
@@ -62,7 +63,7 @@ fn deviations(env: &HostEnv, reference: &HostEnv, has_cycles: bool) -> Vec<Strin
     out
 }
 
-fn state_sentence(v: &View) -> String {
+fn state_sentence(v: &View) -> Inline {
     let env = &v.env;
     let n = v.ds.records.len();
     // Issue → number of records showing it, in first-seen order.
@@ -85,7 +86,8 @@ fn state_sentence(v: &View) -> String {
         return format!(
             "Of {n} timing records, some deviate from this state: {}; each record stores its own state.",
             list.join("; ")
-        );
+        )
+        .into();
     }
     let smt = smt_phrase(env);
     let governor = env
@@ -102,9 +104,9 @@ fn state_sentence(v: &View) -> String {
             .json_f64()
             .map(|hz| format!("{} GHz", format::ghz(hz / 1e9)))
             .unwrap_or_else(|| "an unmeasured clock".into());
-        format!(
+        Inline::from(format!(
             "clock set by the firmware at {clock}, no OS frequency scaling; {smt}; hardware cycle counter available"
-        )
+        ))
     } else if arch == "aarch64" && min.is_some() && min == max {
         let ghz = max
             .as_deref()
@@ -116,9 +118,12 @@ fn state_sentence(v: &View) -> String {
             Some("1") => "boost on",
             _ => "boost unknown",
         };
-        format!(
-            "clock pinned at {ghz} GHz: `{governor}` governor with minimum = maximum frequency; {boost}; {smt}; hardware cycle counter available"
-        )
+        Inline::new()
+            .text(format!("clock pinned at {ghz} GHz: "))
+            .code(&governor)
+            .text(format!(
+                " governor with minimum = maximum frequency; {boost}; {smt}; hardware cycle counter available"
+            ))
     } else {
         let turbo = match (
             env.intel_pstate_no_turbo.text().as_deref(),
@@ -128,11 +133,17 @@ fn state_sentence(v: &View) -> String {
             (Some("0"), _) | (None, Some("1")) => "turbo on",
             _ => "turbo unknown",
         };
-        format!("{turbo}, `{governor}` governor, {smt}, hardware cycle counter available")
+        Inline::new()
+            .text(format!("{turbo}, "))
+            .code(&governor)
+            .text(format!(
+                " governor, {smt}, hardware cycle counter available"
+            ))
     };
-    format!(
-        "All {n} timing records were taken in this state ({state}), as stored in each record. A trial that ran below 95% of that clock was repeated, up to twice."
-    )
+    Inline::new()
+        .text(format!("All {n} timing records were taken in this state ("))
+        .then(state)
+        .text("), as stored in each record. A trial that ran below 95% of that clock was repeated, up to twice.")
 }
 
 fn join_numbers(v: &[i64]) -> String {
@@ -197,20 +208,20 @@ fn cores_limitation(v: &View) -> String {
     }
 }
 
-fn tick_text(v: &View) -> String {
+fn tick_text(v: &View) -> Inline {
     let Some(meta) = v.ds.profiles.iter().map(|p| &p.profile.meta).find(|m| {
         m.get("tick_source")
             .and_then(Value::as_str)
             .is_some_and(|s| !s.is_empty())
     }) else {
-        return String::new();
+        return Inline::new();
     };
     let source = meta
         .get("tick_source")
         .and_then(Value::as_str)
         .unwrap_or_default();
     if source == "rdtsc" {
-        return String::new();
+        return Inline::new();
     }
     let hz = meta
         .get("tick_hz")
@@ -220,32 +231,35 @@ fn tick_text(v: &View) -> String {
                 .or(h.as_f64())
         })
         .filter(|h| *h > 0.0);
+    let start = Inline::new()
+        .text(" On this system the tick counter is ")
+        .code(source);
     match hz {
-        Some(hz) => format!(
-            " On this system the tick counter is `{source}` at {} MHz, so a single short call is resolved only to about {:.0} ns; the rounding is unbiased and averages out over the many calls that make up a share.",
+        Some(hz) => start.text(format!(
+            " at {} MHz, so a single short call is resolved only to about {:.0} ns; the rounding is unbiased and averages out over the many calls that make up a share.",
             format::g3(hz / 1e6),
             1e9 / hz
-        ),
-        None => format!(" On this system the tick counter is `{source}`."),
+        )),
+        None => start.text("."),
     }
 }
 
-pub fn render(v: &View) -> Result<String> {
+pub fn render(v: &View) -> Result<Doc> {
     let sys = v.sys;
     let env = &v.env;
     let c = &v.ds.campaign;
-    let mut out: Vec<String> = Vec::new();
-    out.push(format!(
-        "# Performance method and limitations — system {sys}"
-    ));
-    out.push(String::new());
-    out.push(format!(
-        "System {sys}: {}. [Summary](summary_{sys}.md).",
-        v.system.description
-    ));
-    out.push(String::new());
-    out.push("## Measurement".into());
-    out.push(String::new());
+    let mut d = Doc::new();
+    d.heading(
+        1,
+        format!("Performance method and limitations — system {sys}"),
+    );
+    d.para(
+        Inline::new()
+            .text(format!("System {sys}: {}. ", v.system.description))
+            .link("Summary", format!("summary_{sys}.md"))
+            .text("."),
+    );
+    d.heading(2, "Measurement");
 
     let honesty = v.honesty_rows(v.ds.records.iter().map(|r| &r.record));
     let counter = honesty
@@ -253,22 +267,33 @@ pub fn render(v: &View) -> Result<String> {
         .find(|(k, _)| k == "counter")
         .map(|(_, val)| val.clone());
     let counter_sentence = match counter {
-        Some(text) => format!(
-            "Cycle figures come from {text}; time from `CLOCK_MONOTONIC_RAW`."
-        ),
-        None => "Cycles come from the hardware counter (`perf_event_open`, user mode); time from `CLOCK_MONOTONIC_RAW`.".into(),
+        Some(text) => Inline::new()
+            .text("Cycle figures come from ")
+            .then(text)
+            .text("; time from ")
+            .code("CLOCK_MONOTONIC_RAW")
+            .text("."),
+        None => Inline::new()
+            .text("Cycles come from the hardware counter (")
+            .code("perf_event_open")
+            .text(", user mode); time from ")
+            .code("CLOCK_MONOTONIC_RAW")
+            .text("."),
     };
-    let mut first = format!(
-        "- One {} core (CPU {}; {}). {counter_sentence} {}",
-        env.cpu_model.text().unwrap_or_else(|| "unknown".into()),
-        env.cpu_number.text().unwrap_or_else(|| "unknown".into()),
-        model::clock_text(env),
-        state_sentence(v)
-    );
+    let mut first = Inline::new()
+        .text(format!(
+            "One {} core (CPU {}; {}). ",
+            env.cpu_model.text().unwrap_or_else(|| "unknown".into()),
+            env.cpu_number.text().unwrap_or_else(|| "unknown".into()),
+            model::clock_text(env)
+        ))
+        .then(counter_sentence)
+        .text(" ")
+        .then(state_sentence(v));
     if let Some((_, state)) = honesty.iter().find(|(k, _)| k == "host state") {
-        first.push_str(&format!(" Host state: {state}."));
+        first = first.text(" Host state: ").then(state.clone()).text(".");
     }
-    out.push(first);
+    let mut bullets = vec![first];
 
     let reference_flags = c
         .arch_config
@@ -276,48 +301,104 @@ pub fn render(v: &View) -> Result<String> {
         .map(|a| a.reference.clone())
         .unwrap_or_default();
     let additions = c.harness_additions.clone().unwrap_or_default();
-    out.push(format!("- Reference builds use the guide's flags `{reference_flags}` plus `{additions}` for shared libraries and pre-C99 declarations; an instance that fails to build or to pass its KATs that way is rebuilt with the harness defaults, and its page says so. Optimized builds use the guide's performance flags."));
-    out.push("- Every library is checked against the submitted KAT vectors before timing. Instances whose vectors are not reproduced by the submitted code are still timed and are marked ⚠, with the identified cause on their candidate page (`performance/kat_issues.csv`); an instance without a reference source of its own is not timed. The DRNG is seeded with bytes 00..2f; signatures use a 64-byte message; hash inputs are the guide's S1–S8 lengths.".into());
-    match &c.planning {
-        Some(p) => out.push(format!(
-            "- Each operation is calibrated with one call, then measured in {} trials. Trials normally run in separate processes (fresh address-space layout); if setup takes more than {:.0} s, the trials share one process. Each trial runs a fixed number of calls, targeting {} s and at least {} calls in total; if that would exceed {:.0} minutes, fewer calls are used, but never fewer than one per trial. No operation is cut short by a time limit.",
+    bullets.push(
+        Inline::new()
+            .text("Reference builds use the guide's flags ")
+            .code(reference_flags)
+            .text(" plus ")
+            .code(additions)
+            .text(" for shared libraries and pre-C99 declarations; an instance that fails to build or to pass its KATs that way is rebuilt with the harness defaults, and its page says so. Optimized builds use the guide's performance flags."),
+    );
+    bullets.push(
+        Inline::new()
+            .text("Every library is checked against the submitted KAT vectors before timing. Instances whose vectors are not reproduced by the submitted code are still timed and are marked ⚠, with the identified cause on their candidate page (")
+            .code("performance/kat_issues.csv")
+            .text("); an instance without a reference source of its own is not timed. The DRNG is seeded with bytes 00..2f; signatures use a 64-byte message; hash inputs are the guide's S1–S8 lengths."),
+    );
+    bullets.push(match &c.planning {
+        Some(p) => format!(
+            "Each operation is calibrated with one call, then measured in {} trials. Trials normally run in separate processes (fresh address-space layout); if setup takes more than {:.0} s, the trials share one process. Each trial runs a fixed number of calls, targeting {} s and at least {} calls in total; if that would exceed {:.0} minutes, fewer calls are used, but never fewer than one per trial. No operation is cut short by a time limit.",
             p.trials,
             p.separate_process_setup_s,
             py_float(p.trial_target_s),
             p.min_total,
             p.op_budget_s / 60.0
-        )),
-        None => out.push("- Each operation is calibrated with one call, then measured in several trials of a fixed number of calls; campaign.json records no planning values.".into()),
-    }
-    out.push("- Reported cycles are the arithmetic mean over all timed calls (the guide's metric); the median of the trial means is also recorded as a robustness check.".into());
-    out.push("- Key exchange: `exchange` covers both initialisations, every pass and both key derivations of one protocol run (no network time); single steps are timed call by call.".into());
-    out.push(String::new());
+        )
+        .into(),
+        None => "Each operation is calibrated with one call, then measured in several trials of a fixed number of calls; campaign.json records no planning values.".into(),
+    });
+    bullets.push("Reported cycles are the arithmetic mean over all timed calls (the guide's metric); the median of the trial means is also recorded as a robustness check.".into());
+    bullets.push(
+        Inline::new()
+            .text("Key exchange: ")
+            .code("exchange")
+            .text(" covers both initialisations, every pass and both key derivations of one protocol run (no network time); single steps are timed call by call."),
+    );
+    d.list(bullets);
 
-    out.push("## Share of the ICCS placeholder functions".into());
-    out.push(String::new());
-    out.push(format!("Each reference library is relinked with link-time wrappers (`-Wl,--wrap`) around `pseudohash`, `pseudoXOF`, `sm3hash` and the DRNG's `get_random_number`. Every call that crosses an object-file boundary is timed with the CPU tick counter and recorded with its input and output length; nested calls are not counted twice. The reported share is the time inside these functions divided by the time of the whole operation, measured in the same process on the same inputs as the benchmark. The wrappers cost a few tens of cycles per call.{}", tick_text(v)));
-    out.push(String::new());
+    d.heading(2, "Share of the ICCS placeholder functions");
+    d.para(
+        Inline::new()
+            .text("Each reference library is relinked with link-time wrappers (")
+            .code("-Wl,--wrap")
+            .text(") around ")
+            .code("pseudohash")
+            .text(", ")
+            .code("pseudoXOF")
+            .text(", ")
+            .code("sm3hash")
+            .text(" and the DRNG's ")
+            .code("get_random_number")
+            .text(". Every call that crosses an object-file boundary is timed with the CPU tick counter and recorded with its input and output length; nested calls are not counted twice. The reported share is the time inside these functions divided by the time of the whole operation, measured in the same process on the same inputs as the benchmark. The wrappers cost a few tens of cycles per call.")
+            .then(tick_text(v)),
+    );
     let has_baseline = v.ds.records.iter().any(|r| r.record.candidate == "iccs");
     if has_baseline {
-        out.push("The ICCS helpers `sm3hash`, `pseudohash` and `pseudoXOF` are also timed directly, as hash instances of `api/auxfunc.c` (`performance/iccs`, records under `iccs/`): same reference flags, driver, message lengths and planning as the hash candidates. Before timing, each is checked against an independent model on OpenSSL's SM3, and `sm3hash` against the GB/T 32905 examples. The summary divides each hash candidate's cycles by those of `pseudoXOF` with the same output width and message length. This is a direct, self-contained relative measurement, not an estimate of substituting that hash into a public-key scheme. Several hash submissions are not yet constant-time (e.g. table-based S-boxes), so their current timings are not production figures; the summary flags known cases.".into());
+        d.para(
+            Inline::new()
+                .text("The ICCS helpers ")
+                .code("sm3hash")
+                .text(", ")
+                .code("pseudohash")
+                .text(" and ")
+                .code("pseudoXOF")
+                .text(" are also timed directly, as hash instances of ")
+                .code("api/auxfunc.c")
+                .text(" (")
+                .code("performance/iccs")
+                .text(", records under ")
+                .code("iccs/")
+                .text("): same reference flags, driver, message lengths and planning as the hash candidates. Before timing, each is checked against an independent model on OpenSSL's SM3, and ")
+                .code("sm3hash")
+                .text(" against the GB/T 32905 examples. The summary divides each hash candidate's cycles by those of ")
+                .code("pseudoXOF")
+                .text(" with the same output width and message length. This is a direct, self-contained relative measurement, not an estimate of substituting that hash into a public-key scheme. Several hash submissions are not yet constant-time (e.g. table-based S-boxes), so their current timings are not production figures; the summary flags known cases."),
+        );
     } else {
-        out.push("No ICCS helper was timed directly in this dataset, so the summary compares only 32-byte hash timings with `pseudoXOF`, using the median per-call cost of 32-byte `pseudoXOF` calls seen in the hash profiles, converted from ticks to core cycles. This is a relative speed, not an estimate of substituting that hash into a public-key scheme. Several hash submissions are not yet constant-time (e.g. table-based S-boxes), so their current timings are not production figures; the summary flags known cases.".into());
+        d.para(
+            Inline::new()
+                .text("No ICCS helper was timed directly in this dataset, so the summary compares only 32-byte hash timings with ")
+                .code("pseudoXOF")
+                .text(", using the median per-call cost of 32-byte ")
+                .code("pseudoXOF")
+                .text(" calls seen in the hash profiles, converted from ticks to core cycles. This is a relative speed, not an estimate of substituting that hash into a public-key scheme. Several hash submissions are not yet constant-time (e.g. table-based S-boxes), so their current timings are not production figures; the summary flags known cases."),
+        );
     }
-    out.push(String::new());
 
-    out.push("## Limitations".into());
-    out.push(String::new());
-    out.push("- Static and peak memory are process-level proxies (ELF image, VmHWM), not isolated algorithm memory.".into());
-    out.push("- The ICCS share covers only the three helper functions; candidates that implement their own SHAKE/AES/SM3 show that time as non-symmetric (see the survey).".into());
-    out.push("- Link-time wrapping is not reliable with LTO, so shares are measured on reference builds.".into());
-    out.push(
-        "- The complete functional test vectors are referenced by digest, not embedded.".into(),
-    );
-    out.push("- Very slow operations have fewer than 100 timed calls; their pages say how many. Operations too slow for more than one call use their calibration call as the measurement.".into());
-    out.push(format!("- {}", cores_limitation(v)));
-    out.push("- A single key-exchange step is timed around each call, so its wall time includes the counter start/stop system calls (a floor of roughly a microsecond); its user-mode cycle count does not. The `exchange` figure has no such overhead.".into());
-    out.push(String::new());
-    Ok(out.join("\n") + "\n")
+    d.heading(2, "Limitations");
+    d.list(vec![
+        "Static and peak memory are process-level proxies (ELF image, VmHWM), not isolated algorithm memory.".into(),
+        "The ICCS share covers only the three helper functions; candidates that implement their own SHAKE/AES/SM3 show that time as non-symmetric (see the survey).".into(),
+        "Link-time wrapping is not reliable with LTO, so shares are measured on reference builds.".into(),
+        "The complete functional test vectors are referenced by digest, not embedded.".into(),
+        "Very slow operations have fewer than 100 timed calls; their pages say how many. Operations too slow for more than one call use their calibration call as the measurement.".into(),
+        cores_limitation(v).into(),
+        Inline::new()
+            .text("A single key-exchange step is timed around each call, so its wall time includes the counter start/stop system calls (a floor of roughly a microsecond); its user-mode cycle count does not. The ")
+            .code("exchange")
+            .text(" figure has no such overhead."),
+    ]);
+    Ok(d)
 }
 
 #[cfg(test)]

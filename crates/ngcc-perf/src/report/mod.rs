@@ -3,6 +3,7 @@
 
 pub mod candidate_page;
 pub mod compare;
+pub mod doc;
 pub mod format;
 pub mod method;
 pub mod model;
@@ -36,11 +37,20 @@ pub struct ReportArgs {
     pub system: Option<String>,
 }
 
-/// One rendered page: path relative to the output folder, and its bytes.
+/// One rendered page: path relative to the output folder, its structured form and its
+/// Markdown bytes (written from `doc`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Page {
     pub path: String,
+    pub doc: doc::Doc,
     pub text: String,
+}
+
+impl Page {
+    fn new(path: String, doc: doc::Doc) -> Page {
+        let text = doc.markdown();
+        Page { path, doc, text }
+    }
 }
 
 /// The system a dataset is reported for: `--system`, else campaign.json's `system_id`.
@@ -61,27 +71,24 @@ pub fn render_all(ds: &Dataset, cat: &Catalogs, sys: &str) -> Result<Vec<Page>> 
     let view = model::View::new(ds, cat, sys)?;
     let mut pages = Vec::new();
     for cand in view.candidates() {
-        let text = candidate_page::render(&view, &cand)
+        let doc = candidate_page::render(&view, &cand)
             .with_context(|| format!("rendering the page of {cand}"))?;
-        pages.push(Page {
-            path: candidate_page::path(&cand, sys),
-            text,
-        });
+        pages.push(Page::new(candidate_page::path(&cand, sys), doc));
     }
-    pages.push(Page {
-        path: summary::path(sys),
-        text: summary::render(&view).context("rendering the summary page")?,
-    });
+    pages.push(Page::new(
+        summary::path(sys),
+        summary::render(&view).context("rendering the summary page")?,
+    ));
     if cat.is_first_system(sys) {
-        pages.push(Page {
-            path: survey::PATH.into(),
-            text: survey::render(&view).context("rendering the survey page")?,
-        });
+        pages.push(Page::new(
+            survey::PATH.into(),
+            survey::render(&view).context("rendering the survey page")?,
+        ));
     }
-    pages.push(Page {
-        path: method::path(sys),
-        text: method::render(&view).context("rendering the method page")?,
-    });
+    pages.push(Page::new(
+        method::path(sys),
+        method::render(&view).context("rendering the method page")?,
+    ));
     Ok(pages)
 }
 

@@ -1,6 +1,7 @@
 //! What every page shares: the view of one dataset for one system, ordering rules, the
 //! reference environment, the clock text and the host/counter labels of our own datasets.
 
+use super::doc::Inline;
 use super::format::{self, DASH};
 use crate::dataset::catalog::{Catalogs, System};
 use crate::dataset::load::{Dataset, LoadedProfile, LoadedRecord};
@@ -322,7 +323,7 @@ impl<'a> View<'a> {
     pub fn honesty_rows<'r>(
         &self,
         records: impl Iterator<Item = &'r Record>,
-    ) -> Vec<(String, String)> {
+    ) -> Vec<(String, Inline)> {
         let records: Vec<&Record> = records.collect();
         let campaign = &self.ds.campaign;
         let ngcc_records = records.iter().filter_map(|r| r.ngcc.as_ref());
@@ -354,7 +355,7 @@ impl<'a> View<'a> {
             };
             rows.push((
                 "host state".into(),
-                format!("{what}; figures are indicative, not publishable"),
+                format!("{what}; figures are indicative, not publishable").into(),
             ));
         }
         let mut counters: Vec<(CounterKind, Option<f64>)> = Vec::new();
@@ -368,12 +369,19 @@ impl<'a> View<'a> {
         {
             counters.push((c.clone(), None));
         }
-        let texts: Vec<String> = counters
+        let mut text = Inline::new();
+        for (i, t) in counters
             .iter()
             .filter_map(|(c, hz)| counter_text(c, *hz))
-            .collect();
-        if !texts.is_empty() {
-            rows.push(("counter".into(), texts.join("; ")));
+            .enumerate()
+        {
+            if i > 0 {
+                text = text.text("; ");
+            }
+            text = text.then(t);
+        }
+        if !text.is_empty() {
+            rows.push(("counter".into(), text));
         }
         rows
     }
@@ -391,27 +399,28 @@ impl<'a> View<'a> {
 }
 
 /// What the cycle figures are when they are not user-mode core cycles; `None` for core cycles.
-pub fn counter_text(counter: &CounterKind, hz: Option<f64>) -> Option<String> {
+pub fn counter_text(counter: &CounterKind, hz: Option<f64>) -> Option<Inline> {
     match counter {
         CounterKind::PerfCycles => None,
-        CounterKind::Tsc => Some(match hz {
-            Some(hz) => format!(
-                "TSC reference cycles at {} GHz (not core cycles)",
-                format::ghz(hz / 1e9)
-            ),
-            None => "TSC reference cycles (not core cycles)".into(),
-        }),
-        CounterKind::Cntvct => Some(match hz {
-            Some(hz) => format!(
-                "`cntvct_el0` ticks at {} MHz (not core cycles)",
-                format::g3(hz / 1e6)
-            ),
-            None => "`cntvct_el0` ticks (not core cycles)".into(),
-        }),
-        CounterKind::None => Some(format!(
-            "none: no cycle counter, cycle columns show {DASH} and times are wall-clock"
-        )),
-        CounterKind::Other(other) => Some(format!("{other} (not core cycles)")),
+        CounterKind::Tsc => Some(
+            match hz {
+                Some(hz) => format!(
+                    "TSC reference cycles at {} GHz (not core cycles)",
+                    format::ghz(hz / 1e9)
+                ),
+                None => "TSC reference cycles (not core cycles)".into(),
+            }
+            .into(),
+        ),
+        CounterKind::Cntvct => Some(Inline::new().code("cntvct_el0").text(match hz {
+            Some(hz) => format!(" ticks at {} MHz (not core cycles)", format::g3(hz / 1e6)),
+            None => " ticks (not core cycles)".into(),
+        })),
+        CounterKind::None => Some(
+            format!("none: no cycle counter, cycle columns show {DASH} and times are wall-clock")
+                .into(),
+        ),
+        CounterKind::Other(other) => Some(format!("{other} (not core cycles)").into()),
     }
 }
 
@@ -579,13 +588,16 @@ mod tests {
     fn counter_labels() {
         assert_eq!(counter_text(&CounterKind::PerfCycles, None), None);
         assert_eq!(
-            counter_text(&CounterKind::Tsc, Some(2.45e9)).unwrap(),
+            counter_text(&CounterKind::Tsc, Some(2.45e9))
+                .unwrap()
+                .markdown(),
             "TSC reference cycles at 2.45 GHz (not core cycles)"
         );
-        assert!(
+        assert_eq!(
             counter_text(&CounterKind::Cntvct, Some(19.2e6))
                 .unwrap()
-                .contains("19.2 MHz")
+                .markdown(),
+            "`cntvct_el0` ticks at 19.2 MHz (not core cycles)"
         );
     }
 }

@@ -2,6 +2,7 @@
 //! No reference rendering of this page exists in the fixture; it follows the spec text and
 //! the wording of the reference's published summaries.
 
+use super::doc::{Cell, Doc, Inline, Table, code};
 use super::format::{self, DASH};
 use super::model::{self, HARNESS_URL, View, is_avx2, natural_cmp};
 use crate::dataset::load::LoadedRecord;
@@ -56,10 +57,20 @@ fn number_word(n: u64) -> String {
         .unwrap_or_else(|| n.to_string())
 }
 
-fn candidate_link(cand: &str, sys: &str, algorithm: &str) -> String {
-    format!(
-        "| [{cand}](../{cand}/perf_{sys}.md) | {algorithm} [PDF]({HARNESS_URL}/blob/main/{cand}/{cand}-spec.pdf) |"
-    )
+/// The id and algorithm cells of a row.
+fn candidate_cells(cand: &str, sys: &str, algorithm: &str) -> [Cell; 2] {
+    [
+        Inline::new()
+            .link(cand, format!("../{cand}/perf_{sys}.md"))
+            .into(),
+        Inline::new()
+            .text(format!("{algorithm} "))
+            .link(
+                "PDF",
+                format!("{HARNESS_URL}/blob/main/{cand}/{cand}-spec.pdf"),
+            )
+            .into(),
+    ]
 }
 
 /// True for an instance that the summary shows (reference build only).
@@ -76,15 +87,15 @@ fn is_reference(v: &View, cand: &str, label: &str) -> bool {
     }
 }
 
-fn instance_cell(v: &View, cand: &str, label: &str) -> String {
-    let mut s = format!("`{label}`");
+fn instance_cell(v: &View, cand: &str, label: &str) -> Cell {
+    let mut s = code(label);
     if is_avx2(label) {
-        s.push_str(" (AVX2)");
+        s = s.text(" (AVX2)");
     }
     if let Some(kat) = v.kat_status(cand, label).filter(|k| *k != KatStatus::Pass) {
-        s.push_str(&format!(" ⚠ KAT {kat}"));
+        s = s.text(format!(" ⚠ KAT {kat}"));
     }
-    s
+    s.into()
 }
 
 fn notes(v: &View, cand: &str, label: &str, with_verdict: bool) -> String {
@@ -126,28 +137,30 @@ fn record<'a>(v: &View<'a>, cand: &str, label: &str, op_key: &str) -> Option<&'a
     v.ds.record(cand, label, op_key)
 }
 
-pub fn render(v: &View) -> Result<String> {
+pub fn render(v: &View) -> Result<Doc> {
     let sys = v.sys;
     let env = &v.env;
-    let mut out: Vec<String> = Vec::new();
-    out.push(format!(
-        "# Performance — {}, system {sys}",
-        model::arch_label(v.arch())
-    ));
-    out.push(String::new());
-    let mut intro = format!(
+    let mut d = Doc::new();
+    d.heading(
+        1,
+        format!(
+            "Performance — {}, system {sys}",
+            model::arch_label(v.arch())
+        ),
+    );
+    let mut intro = Inline::new().text(format!(
         "Independent measurements of the NGCC Round 1 implementations on one {} core ({}).",
         env.cpu_model.text().unwrap_or_else(|| "unknown".into()),
         model::clock_text(env)
-    );
+    ));
     for (item, value) in v.honesty_rows(v.ds.records.iter().map(|r| &r.record)) {
-        match item.as_str() {
-            "host state" => intro.push_str(&format!(" Host state: {value}.")),
-            _ => intro.push_str(&format!(" Cycle counter: {value}.")),
-        }
+        let what = match item.as_str() {
+            "host state" => " Host state: ",
+            _ => " Cycle counter: ",
+        };
+        intro = intro.text(what).then(value).text(".");
     }
-    out.push(intro);
-    out.push(String::new());
+    d.para(intro);
     let trials =
         v.ds.campaign
             .planning
@@ -155,20 +168,94 @@ pub fn render(v: &View) -> Result<String> {
             .map(|p| p.trials as u64)
             .unwrap_or(5);
     let has_baseline = v.ds.records.iter().any(|r| r.record.candidate == "iccs");
-    out.push(format!("- **Cycles** are the mean of all timed calls in {} trials, normally with each trial in a fresh process.", number_word(trials)));
-    out.push("- **Symmetric %**, in parentheses after each public-key cycle count, is the measured share of an operation spent specifically in the ICCS placeholder functions (`pseudohash`, `pseudoXOF`, `sm3hash`). It excludes the ICCS DRNG and candidates' own hash primitives, so a low value does not necessarily mean little symmetric-cryptography work; see the [symmetric cryptography survey](symmetric-survey.md). `(??%)` means that the candidate uses its own symmetric primitives and no ICCS-facing backend was measured.".into());
-    out.push("- Each instance links to its **performance report** with KAT status, all measured implementations, sizes, memory proxies, primitive profiles, and raw-evidence references.".into());
-    out.push(format!("- See [method and limitations](method_{sys}.md). These are independent measurements, not submitter self-assessments or NICCS results."));
-    out.push("- **Notation:** `–` means not measured, `n=` marks fewer than 100 timed calls, and ⚠ marks an instance whose submitted KAT vectors are not reproduced by the submitted code.".into());
-    out.push("- **Sizes** in bytes (public key, ciphertext, signature) are the external encodings curated in `performance/external_sizes.csv`, independent of the implementation's buffer capacities and of the system; `≈` marks a specification's nominal size for a variable-length signature.".into());
-    out.push("- **Key-exchange bandwidth** is the total of all protocol messages plus each required long-term public key counted once (`performance/kex_bandwidth.csv`); certificates, identities and framing are excluded.".into());
+    let mut bullets: Vec<Inline> = Vec::new();
+    bullets.push(
+        Inline::new()
+            .strong("Cycles")
+            .text(format!(
+                " are the mean of all timed calls in {} trials, normally with each trial in a fresh process.",
+                number_word(trials)
+            )),
+    );
+    bullets.push(
+        Inline::new()
+            .strong("Symmetric %")
+            .text(", in parentheses after each public-key cycle count, is the measured share of an operation spent specifically in the ICCS placeholder functions (")
+            .code("pseudohash")
+            .text(", ")
+            .code("pseudoXOF")
+            .text(", ")
+            .code("sm3hash")
+            .text("). It excludes the ICCS DRNG and candidates' own hash primitives, so a low value does not necessarily mean little symmetric-cryptography work; see the ")
+            .link("symmetric cryptography survey", "symmetric-survey.md")
+            .text(". ")
+            .code("(??%)")
+            .text(" means that the candidate uses its own symmetric primitives and no ICCS-facing backend was measured."),
+    );
+    bullets.push(
+        Inline::new()
+            .text("Each instance links to its ")
+            .strong("performance report")
+            .text(" with KAT status, all measured implementations, sizes, memory proxies, primitive profiles, and raw-evidence references."),
+    );
+    bullets.push(
+        Inline::new()
+            .text("See ")
+            .link("method and limitations", format!("method_{sys}.md"))
+            .text(". These are independent measurements, not submitter self-assessments or NICCS results."),
+    );
+    bullets.push(
+        Inline::new()
+            .strong("Notation:")
+            .text(" ")
+            .code(DASH)
+            .text(" means not measured, ")
+            .code("n=")
+            .text(" marks fewer than 100 timed calls, and ⚠ marks an instance whose submitted KAT vectors are not reproduced by the submitted code."),
+    );
+    bullets.push(
+        Inline::new()
+            .strong("Sizes")
+            .text(" in bytes (public key, ciphertext, signature) are the external encodings curated in ")
+            .code("performance/external_sizes.csv")
+            .text(", independent of the implementation's buffer capacities and of the system; ")
+            .code("≈")
+            .text(" marks a specification's nominal size for a variable-length signature."),
+    );
+    bullets.push(
+        Inline::new()
+            .strong("Key-exchange bandwidth")
+            .text(" is the total of all protocol messages plus each required long-term public key counted once (")
+            .code("performance/kex_bandwidth.csv")
+            .text("); certificates, identities and framing are excluded."),
+    );
     if has_baseline {
-        out.push("- **Hash rows** give three message sizes; each parenthesized value is the candidate's cycles divided by those of the ICCS `pseudoXOF` with the same output width and message length, timed the same way ([ICCS helpers](#iccs-hash-helpers)). It is a relative speed, not an estimate of a production replacement.".into());
+        bullets.push(
+            Inline::new()
+                .strong("Hash rows")
+                .text(" give three message sizes; each parenthesized value is the candidate's cycles divided by those of the ICCS ")
+                .code("pseudoXOF")
+                .text(" with the same output width and message length, timed the same way (")
+                .link("ICCS helpers", "#iccs-hash-helpers")
+                .text("). It is a relative speed, not an estimate of a production replacement."),
+        );
     } else {
-        out.push("- **Hash rows** give three message sizes. No ICCS baseline was timed in this run, so only the 32 B value is compared with `pseudoXOF`: the median per-call cost of 32-byte `pseudoXOF` calls of the same output width seen in the hash profiles. It is a relative speed, not an estimate of a production replacement.".into());
+        bullets.push(
+            Inline::new()
+                .strong("Hash rows")
+                .text(" give three message sizes. No ICCS baseline was timed in this run, so only the 32 B value is compared with ")
+                .code("pseudoXOF")
+                .text(": the median per-call cost of 32-byte ")
+                .code("pseudoXOF")
+                .text(" calls of the same output width seen in the hash profiles. It is a relative speed, not an estimate of a production replacement."),
+        );
     }
-    out.push("- **Scope:** the table keeps reference parameter sets, suppressing a non-ICCS backend only when an ICCS-facing backend of the same candidate was measured. Notes flag important caveats; additional measured variants remain on the linked instance reports.".into());
-    out.push(String::new());
+    bullets.push(
+        Inline::new()
+            .strong("Scope:")
+            .text(" the table keeps reference parameter sets, suppressing a non-ICCS backend only when an ICCS-facing backend of the same candidate was measured. Notes flag important caveats; additional measured variants remain on the linked instance reports."),
+    );
+    d.list(bullets);
 
     let candidates = v.candidates();
     for cat in &PK_CATEGORIES {
@@ -176,21 +263,16 @@ pub fn render(v: &View) -> Result<String> {
         if rows.is_empty() {
             continue;
         }
-        out.push(format!("## {}", cat.title));
-        out.push(String::new());
-        let mut head = "| id | algorithm | instance performance report |".to_string();
-        for op in cat.ops {
-            head.push_str(&format!(" {op} cycles (sym %) |"));
-        }
-        for h in cat.size_heads {
-            head.push_str(&format!(" {h} |"));
-        }
-        head.push_str(" notes |");
-        let columns = 3 + cat.ops.len() + cat.size_heads.len() + 1;
-        out.push(head);
-        out.push(format!("|{}", "---|".repeat(columns)));
-        out.extend(rows);
-        out.push(String::new());
+        d.heading(2, cat.title);
+        let mut head: Vec<String> = ["id", "algorithm", "instance performance report"]
+            .map(String::from)
+            .to_vec();
+        head.extend(cat.ops.iter().map(|op| format!("{op} cycles (sym %)")));
+        head.extend(cat.size_heads.iter().map(|h| h.to_string()));
+        head.push("notes".into());
+        let mut t = Table::new(head);
+        t.rows = rows;
+        d.table(t);
     }
 
     let hash_cands: Vec<&String> = candidates
@@ -198,7 +280,7 @@ pub fn render(v: &View) -> Result<String> {
         .filter(|c| v.category(c) == "hash")
         .collect();
     if has_baseline {
-        iccs_section(v, &mut out);
+        iccs_section(v, &mut d);
     }
     let mut hash_rows = Vec::new();
     for cand in &hash_cands {
@@ -211,21 +293,35 @@ pub fn render(v: &View) -> Result<String> {
         }
     }
     if !hash_rows.is_empty() {
-        out.push("## Hash functions".into());
-        out.push(String::new());
-        if has_baseline {
-            out.push("| id | algorithm | instance performance report | 32 B cycles (× pseudoXOF) | 1 KiB cycles (× pseudoXOF) | 64 KiB cycles (× pseudoXOF) | notes |".into());
+        d.heading(2, "Hash functions");
+        let mut t = if has_baseline {
+            Table::new([
+                "id",
+                "algorithm",
+                "instance performance report",
+                "32 B cycles (× pseudoXOF)",
+                "1 KiB cycles (× pseudoXOF)",
+                "64 KiB cycles (× pseudoXOF)",
+                "notes",
+            ])
         } else {
-            out.push("| id | algorithm | instance performance report | 32 B cycles (vs pseudoXOF) | 1 KiB cycles | 64 KiB cycles | notes |".into());
-        }
-        out.push("|---|---|---|---|---|---|---|".into());
-        out.extend(hash_rows);
-        out.push(String::new());
+            Table::new([
+                "id",
+                "algorithm",
+                "instance performance report",
+                "32 B cycles (vs pseudoXOF)",
+                "1 KiB cycles",
+                "64 KiB cycles",
+                "notes",
+            ])
+        };
+        t.rows = hash_rows;
+        d.table(t);
     }
-    Ok(out.join("\n") + "\n")
+    Ok(d)
 }
 
-fn pk_rows(v: &View, cat: &Category, candidates: &[String]) -> Result<Vec<String>> {
+fn pk_rows(v: &View, cat: &Category, candidates: &[String]) -> Result<Vec<Vec<Cell>>> {
     let mut rows = Vec::new();
     for cand in candidates.iter().filter(|c| v.category(c) == cat.prefix) {
         let algorithm = v.algorithm(cand)?;
@@ -243,30 +339,32 @@ fn pk_rows(v: &View, cat: &Category, candidates: &[String]) -> Result<Vec<String
             if all_zero && verdict != Some("ICCS-only") && positive_elsewhere {
                 continue;
             }
-            let mut row = format!(
-                "{} {} |",
-                candidate_link(cand, v.sys, &algorithm),
-                instance_cell(v, cand, &label)
-            );
+            let mut row: Vec<Cell> = candidate_cells(cand, v.sys, &algorithm).into();
+            row.push(instance_cell(v, cand, &label));
             for op in cat.ops {
                 let rec = record(v, cand, &label, op).map(|r| &r.record);
                 let share = v.share_string(cand, &label, op, cat.ops);
-                row.push_str(&format!(" {} |", format::pk_cell(rec, share.as_deref())));
+                row.push(Cell::num(
+                    format::pk_cell(rec, share.as_deref()),
+                    format::cell_key(rec),
+                ));
             }
-            for size in size_cells(v, cat.prefix, cand, &label)? {
-                row.push_str(&format!(" {size} |"));
-            }
-            row.push_str(&format!(" {} |", notes(v, cand, &label, true)));
+            row.extend(size_cells(v, cat.prefix, cand, &label)?);
+            row.push(Inline::catalog(&notes(v, cand, &label, true)).into());
             rows.push(row);
         }
     }
     Ok(rows)
 }
 
-fn size_cells(v: &View, prefix: &str, cand: &str, label: &str) -> Result<Vec<String>> {
+fn size_cells(v: &View, prefix: &str, cand: &str, label: &str) -> Result<Vec<Cell>> {
     let opt = |n: Option<u64>| n.map(|n| n.to_string()).unwrap_or_else(|| DASH.into());
+    let num = |text: String, n: Option<u64>| Cell::num(text, n.map(|n| n as f64));
     Ok(match prefix {
-        "kex" => vec![v.cat.kex_bandwidth(cand, label)?.total().to_string()],
+        "kex" => {
+            let total = v.cat.kex_bandwidth(cand, label)?.total();
+            vec![num(total.to_string(), Some(total))]
+        }
         "sign" => {
             let e = v.cat.external_size(cand, label)?;
             let approx = if e.basis == "nominal-variable" {
@@ -274,11 +372,14 @@ fn size_cells(v: &View, prefix: &str, cand: &str, label: &str) -> Result<Vec<Str
             } else {
                 ""
             };
-            vec![e.pk.to_string(), format!("{approx}{}", opt(e.sig))]
+            vec![
+                num(e.pk.to_string(), Some(e.pk)),
+                num(format!("{approx}{}", opt(e.sig)), e.sig),
+            ]
         }
         _ => {
             let e = v.cat.external_size(cand, label)?;
-            vec![e.pk.to_string(), opt(e.ct)]
+            vec![num(e.pk.to_string(), Some(e.pk)), num(opt(e.ct), e.ct)]
         }
     })
 }
@@ -300,13 +401,22 @@ fn split_helper(label: &str) -> (String, Option<u64>) {
     }
 }
 
-fn iccs_section(v: &View, out: &mut Vec<String>) {
-    out.push("## ICCS hash helpers".into());
-    out.push(String::new());
-    out.push("The ICCS placeholder functions from `api/auxfunc.c`, built with the reference flags and timed as hash instances at the guide's S1–S8 message lengths (mean cycles per call). `pseudohash` exists only with 512-, 768- and 1024-bit output; `pseudoXOF` is given at every digest width of a hash candidate.".into());
-    out.push(String::new());
-    out.push("| ICCS helper | output bits | 32 B | 128 B | 512 B | 1 KiB | 4 KiB | 8 KiB | 16 KiB | 64 KiB | cycles/byte (64 KiB) |".into());
-    out.push("|---|---|---|---|---|---|---|---|---|---|---|".into());
+fn iccs_section(v: &View, d: &mut Doc) {
+    d.heading(2, "ICCS hash helpers");
+    d.para(
+        Inline::new()
+            .text("The ICCS placeholder functions from ")
+            .code("api/auxfunc.c")
+            .text(", built with the reference flags and timed as hash instances at the guide's S1–S8 message lengths (mean cycles per call). ")
+            .code("pseudohash")
+            .text(" exists only with 512-, 768- and 1024-bit output; ")
+            .code("pseudoXOF")
+            .text(" is given at every digest width of a hash candidate."),
+    );
+    let mut head: Vec<String> = vec!["ICCS helper".into(), "output bits".into()];
+    head.extend(GUIDE_SIZES.iter().map(|s| format::size_text(*s)));
+    head.push(format!("cycles/byte ({})", format::size_text(65536)));
+    let mut t = Table::new(head);
     let mut labels = v.labels("iccs");
     labels.sort_by(|a, b| {
         let (fa, ba) = split_helper(a);
@@ -319,30 +429,38 @@ fn iccs_section(v: &View, out: &mut Vec<String>) {
     });
     for label in labels {
         let (func, bits) = split_helper(&label);
-        let mut name = format!("`{func}`");
+        let mut name = code(&func);
         if let Some(kat) = v
             .kat_status("iccs", &label)
             .filter(|k| *k != KatStatus::Pass)
         {
-            name.push_str(&format!(" ⚠ self-test {kat}"));
+            name = name.text(format!(" ⚠ self-test {kat}"));
         }
-        let bits = bits.map(|b| b.to_string()).unwrap_or_else(|| DASH.into());
-        let mut row = format!("| {name} | {bits} |");
+        let mut row: Vec<Cell> = vec![
+            name.into(),
+            Cell::num(
+                bits.map(|b| b.to_string()).unwrap_or_else(|| DASH.into()),
+                bits.map(|b| b as f64),
+            ),
+        ];
         let cycles = |size: u64| {
             record(v, "iccs", &label, &format!("hash_{size}"))
                 .and_then(|r| r.record.stats.as_ref())
                 .and_then(|s| s.mean_cycles)
         };
         for size in GUIDE_SIZES {
-            row.push_str(&format!(" {} |", format::fmt_int(cycles(size))));
+            let c = cycles(size);
+            row.push(Cell::num(format::fmt_int(c), c));
         }
-        let cpb = cycles(65536)
-            .map(|c| format::cycles_per_byte(c / 65536.0))
-            .unwrap_or_else(|| DASH.into());
-        row.push_str(&format!(" {cpb} |"));
-        out.push(row);
+        let cpb = cycles(65536).map(|c| c / 65536.0);
+        row.push(Cell::num(
+            cpb.map(format::cycles_per_byte)
+                .unwrap_or_else(|| DASH.into()),
+            cpb,
+        ));
+        t.row(row);
     }
-    out.push(String::new());
+    d.table(t);
 }
 
 fn digest_bits(v: &View, cand: &str, label: &str) -> Option<u64> {
@@ -353,12 +471,9 @@ fn digest_bits(v: &View, cand: &str, label: &str) -> Option<u64> {
         .map(|b| 8 * b)
 }
 
-fn hash_row(v: &View, cand: &str, label: &str, algorithm: &str, has_baseline: bool) -> String {
-    let mut row = format!(
-        "{} {} |",
-        candidate_link(cand, v.sys, algorithm),
-        instance_cell(v, cand, label)
-    );
+fn hash_row(v: &View, cand: &str, label: &str, algorithm: &str, has_baseline: bool) -> Vec<Cell> {
+    let mut row: Vec<Cell> = candidate_cells(cand, v.sys, algorithm).into();
+    row.push(instance_cell(v, cand, label));
     let bits = digest_bits(v, cand, label);
     for size in HASH_SIZES {
         let rec = record(v, cand, label, &format!("hash_{size}")).map(|r| &r.record);
@@ -386,9 +501,12 @@ fn hash_row(v: &View, cand: &str, label: &str, algorithm: &str, has_baseline: bo
             _ => None,
         };
         let show = has_baseline || size == 32;
-        row.push_str(&format!(" {} |", format::hash_cell(rec, ratio, show)));
+        row.push(Cell::num(
+            format::hash_cell(rec, ratio, show),
+            format::cell_key(rec),
+        ));
     }
-    row.push_str(&format!(" {} |", notes(v, cand, label, false)));
+    row.push(Inline::catalog(&notes(v, cand, label, false)).into());
     row
 }
 

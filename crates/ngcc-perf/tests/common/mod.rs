@@ -2,6 +2,8 @@
 //! dataset, read a run's build.json, write scratch files.
 #![allow(dead_code)]
 
+pub mod reference;
+
 use ngcc_perf::dataset::schema::{BuildEntry, BuildFile, Campaign, Record, RecordExtra};
 use ngcc_perf::util::{read_json, write_json};
 use std::ffi::OsStr;

@@ -2,25 +2,24 @@
 //! §3.5 (1)–(7)) with charts after the performance, size and symmetric-primitive sections,
 //! and links to the same candidate on the other systems.
 
-use super::html::{Shell, esc, rel_href};
-use super::markdown::{self, sections};
-use super::{INDEX, Site, SystemSite, candidate_path, figures, md_title, summary_path};
-use crate::report::candidate_page;
+use super::html::{Shell, doc_html, esc, rel_href};
+use super::{INDEX, Site, SystemSite, candidate_path, figures, summary_path};
+use crate::report::{Page, candidate_page};
 use anyhow::Result;
 use std::fmt::Write as _;
 
 /// Tables with at least this many rows get a filter box.
 const FILTER_ROWS: usize = 8;
 
-pub fn render(site: &Site, s: &SystemSite, cand: &str, md: &str) -> Result<String> {
+pub fn render(site: &Site, s: &SystemSite, cand: &str, page: &Page) -> Result<String> {
     let sys = s.sys();
     let path = candidate_path(sys, cand);
     let md_path = candidate_page::path(cand, sys);
     let links = site.linker(&md_path, &path);
     let mut body = String::new();
-    for (i, sec) in sections(md).iter().enumerate() {
+    for (i, sec) in page.doc.sections().iter().enumerate() {
         body.push_str("<section>\n");
-        body.push_str(&markdown::to_html(&sec.md, &links, FILTER_ROWS));
+        body.push_str(&doc_html(&sec.blocks, &links, FILTER_ROWS));
         if i == 0 {
             body.push_str(&other_systems(site, sys, cand, &path));
         }
@@ -37,7 +36,7 @@ pub fn render(site: &Site, s: &SystemSite, cand: &str, md: &str) -> Result<Strin
         }
         body.push_str("</section>\n");
     }
-    let title = md_title(md);
+    let title = page.doc.title();
     Ok(Shell {
         path: &path,
         title: &title,

@@ -1,6 +1,8 @@
-//! HTML building blocks: escaping, site-relative links, sort keys of table cells and the page
+//! HTML building blocks: escaping, site-relative links, tables with sort keys, the page
+//! documents (`doc_html`, from the same `Doc` the Markdown is written from) and the page
 //! shell every page shares.
 
+use crate::report::doc::{Block, Cell, Inline, Span};
 use std::fmt::Write as _;
 
 /// Escapes text for element content and double- or single-quoted attributes.
@@ -76,108 +78,69 @@ pub fn root_of(page: &str) -> String {
     "../".repeat(page.matches('/').count())
 }
 
-/// The number a formatted cell stands for, so tables sort by value: `534.0 k` → 534000,
-/// `252 ms` → 0.252, `25%` → 25, `6480 KiB` → 6635520, `100 (5 × 20)` → 100. `None` for
-/// text, `–`, `failed` and empty cells.
-pub fn sort_value(cell: &str) -> Option<f64> {
-    let s = cell.trim().trim_start_matches('≈').trim_start();
-    let end = number_end(s)?;
-    let value: f64 = s[..end].parse().ok()?;
-    let rest = s[end..].trim_start();
-    let unit_end = rest
-        .find(|c: char| c.is_whitespace() || c == '(' || c == ',' || c == ';')
-        .unwrap_or(rest.len());
-    let factor = match &rest[..unit_end] {
-        "" | "%" | "×" | "B" => 1.0,
-        "k" => 1e3,
-        "M" => 1e6,
-        "G" => 1e9,
-        "s" => 1.0,
-        "ms" => 1e-3,
-        "µs" => 1e-6,
-        "ns" => 1e-9,
-        "KiB" => 1024.0,
-        "MiB" => 1024.0 * 1024.0,
-        _ => return None,
-    };
-    Some(value * factor).filter(|v| v.is_finite())
-}
-
-/// Length of the leading decimal number (`-1.5e+03`) of `s`, if it starts with one.
-fn number_end(s: &str) -> Option<usize> {
-    let b = s.as_bytes();
-    let mut i = 0;
-    if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
-        i += 1;
-    }
-    let int_start = i;
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-    }
-    if i == int_start {
-        return None;
-    }
-    if i + 1 < b.len() && b[i] == b'.' && b[i + 1].is_ascii_digit() {
-        i += 1;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-    }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        let mut j = i + 1;
-        if j < b.len() && (b[j] == b'-' || b[j] == b'+') {
-            j += 1;
-        }
-        let exp_start = j;
-        while j < b.len() && b[j].is_ascii_digit() {
-            j += 1;
-        }
-        if j > exp_start {
-            i = j;
-        }
-    }
-    // `128-bit` or `NGCC-1x` style text is not a number.
-    if i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'-' || b[i] == b'_') {
-        let rest = &s[i..];
-        let unit_like = ["k", "M", "G"]
-            .iter()
-            .any(|u| rest == *u || rest.starts_with(&format!("{u} ")));
-        if !unit_like {
-            return None;
-        }
-    }
-    Some(i)
-}
-
 /// True for cells that mean "no value" and sort last.
 pub fn is_blank(cell: &str) -> bool {
     matches!(cell.trim(), "" | crate::report::format::DASH | "failed")
 }
 
-/// One HTML table: header cells (already HTML) and rows of (HTML, plain text) cells.
+/// One cell of an HTML table: its HTML, the text it shows, and the number it sorts by.
+#[derive(Clone, Debug, Default)]
+pub struct HtmlCell {
+    pub html: String,
+    pub text: String,
+    pub sort: Option<f64>,
+}
+
+impl HtmlCell {
+    /// Escaped text.
+    pub fn text(text: &str) -> HtmlCell {
+        HtmlCell {
+            html: esc(text),
+            text: text.to_string(),
+            sort: None,
+        }
+    }
+
+    /// A figure: escaped text and its value.
+    pub fn num(text: &str, value: f64) -> HtmlCell {
+        HtmlCell {
+            sort: Some(value).filter(|v| v.is_finite()),
+            ..HtmlCell::text(text)
+        }
+    }
+
+    /// Ready HTML and the text it shows.
+    pub fn html(html: String, text: impl Into<String>) -> HtmlCell {
+        HtmlCell {
+            html,
+            text: text.into(),
+            sort: None,
+        }
+    }
+}
+
+/// One HTML table: header cells (already HTML) and rows of cells.
 #[derive(Clone, Debug, Default)]
 pub struct Table {
     pub head: Vec<String>,
-    /// Each cell: its HTML and the plain text it shows (for the sort key).
-    pub rows: Vec<Vec<(String, String)>>,
+    pub rows: Vec<Vec<HtmlCell>>,
     pub filterable: bool,
     pub caption: Option<String>,
 }
 
 impl Table {
-    /// Renders with `data-v` sort keys; a column whose non-blank cells all parse as numbers
-    /// is marked `data-type="num"` for the script.
+    /// Renders with `data-v` sort keys; a column whose non-blank cells all carry a key is
+    /// marked `data-type="num"` for the script.
     pub fn render(&self) -> String {
         let numeric: Vec<bool> = (0..self.head.len())
             .map(|c| {
-                let cells: Vec<&str> = self
+                let cells: Vec<&HtmlCell> = self
                     .rows
                     .iter()
                     .filter_map(|r| r.get(c))
-                    .map(|(_, t)| t.as_str())
-                    .filter(|t| !is_blank(t))
+                    .filter(|cell| !is_blank(&cell.text))
                     .collect();
-                !cells.is_empty() && cells.iter().all(|t| sort_value(t).is_some())
+                !cells.is_empty() && cells.iter().all(|cell| cell.sort.is_some())
             })
             .collect();
         let class = if self.filterable {
@@ -197,17 +160,17 @@ impl Table {
         out.push_str("</tr></thead>\n<tbody>\n");
         for row in &self.rows {
             out.push_str("<tr>");
-            for (i, (html, text)) in row.iter().enumerate() {
+            for (i, cell) in row.iter().enumerate() {
                 let num = numeric.get(i).copied().unwrap_or(false);
-                match sort_value(text).filter(|_| num && !is_blank(text)) {
+                match cell.sort.filter(|_| num && !is_blank(&cell.text)) {
                     Some(v) => {
-                        let _ = write!(out, "<td data-v=\"{v:e}\" class=\"n\">{html}</td>");
+                        let _ = write!(out, "<td data-v=\"{v:e}\" class=\"n\">{}</td>", cell.html);
                     }
                     None if num => {
-                        let _ = write!(out, "<td class=\"n\">{html}</td>");
+                        let _ = write!(out, "<td class=\"n\">{}</td>", cell.html);
                     }
                     None => {
-                        let _ = write!(out, "<td>{html}</td>");
+                        let _ = write!(out, "<td>{}</td>", cell.html);
                     }
                 }
             }
@@ -216,6 +179,104 @@ impl Table {
         out.push_str("</tbody></table></div>\n");
         out
     }
+}
+
+/// Maps a link target as written in a page (relative to its Markdown path) to an href;
+/// `None` shows the text unlinked (the target is not part of the site).
+pub type LinkFn<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
+/// Inline content as HTML; text is escaped.
+pub fn inline(text: &Inline, links: &LinkFn) -> String {
+    let mut out = String::new();
+    for span in &text.0 {
+        match span {
+            Span::Text(t) => out.push_str(&esc(t)),
+            Span::Code(c) => {
+                let _ = write!(out, "<code>{}</code>", esc(c));
+            }
+            Span::Strong(s) => {
+                let _ = write!(out, "<strong>{}</strong>", inline(s, links));
+            }
+            Span::Link { text, target } => match links(target) {
+                Some(href) => {
+                    let _ = write!(
+                        out,
+                        "<a href=\"{}\">{}</a>",
+                        esc(&href),
+                        inline(text, links)
+                    );
+                }
+                None => {
+                    let _ = write!(
+                        out,
+                        "<span class=\"offsite\" title=\"{}\">{}</span>",
+                        esc(&format!("not part of this site: {target}")),
+                        inline(text, links)
+                    );
+                }
+            },
+        }
+    }
+    out
+}
+
+fn html_cell(cell: &Cell, links: &LinkFn) -> HtmlCell {
+    HtmlCell {
+        html: inline(&cell.content, links),
+        text: cell.content.plain(),
+        sort: cell.sort,
+    }
+}
+
+/// Blocks of a page as HTML. Tables with at least `filter_min_rows` rows get a filter box.
+pub fn doc_html(blocks: &[&Block], links: &LinkFn, filter_min_rows: usize) -> String {
+    let mut out = String::new();
+    for block in blocks {
+        match block {
+            Block::Heading { level, text } => {
+                let _ = writeln!(
+                    out,
+                    "<h{level} id=\"{}\">{}</h{level}>",
+                    slug(&text.plain()),
+                    inline(text, links)
+                );
+            }
+            Block::Paragraph(text) => {
+                let _ = writeln!(out, "<p>{}</p>", inline(text, links));
+            }
+            Block::List(items) => {
+                out.push_str("<ul>\n");
+                for item in items {
+                    let _ = writeln!(out, "<li>{}</li>", inline(item, links));
+                }
+                out.push_str("</ul>\n");
+            }
+            Block::Table(t) => {
+                let width = t
+                    .head
+                    .len()
+                    .max(t.rows.iter().map(Vec::len).max().unwrap_or(0));
+                let table = Table {
+                    head: (0..width)
+                        .map(|i| t.head.get(i).map(|h| inline(h, links)).unwrap_or_default())
+                        .collect(),
+                    rows: t
+                        .rows
+                        .iter()
+                        .map(|r| {
+                            (0..width)
+                                .map(|i| r.get(i).map(|c| html_cell(c, links)).unwrap_or_default())
+                                .collect()
+                        })
+                        .collect(),
+                    filterable: t.rows.len() >= filter_min_rows,
+                    caption: None,
+                };
+                out.push_str(&table.render());
+            }
+        }
+    }
+    out
 }
 
 /// A notice shown at the top of every page of a system.
@@ -356,60 +417,21 @@ mod tests {
     }
 
     #[test]
-    fn sort_values() {
-        for (cell, want) in [
-            ("534.0 k", Some(534e3)),
-            ("1.47 G", Some(1.47e9)),
-            ("10404.84 G", Some(10404.84e9)),
-            ("7.89 M", Some(7.89e6)),
-            ("1427", Some(1427.0)),
-            ("252 ms", Some(0.252)),
-            ("198 µs", Some(198e-6)),
-            ("532 ns", Some(532e-9)),
-            ("3.86e+03 s", Some(3860.0)),
-            ("5.05e+03", Some(5050.0)),
-            ("25%", Some(25.0)),
-            ("0.0%", Some(0.0)),
-            ("6480 KiB", Some(6480.0 * 1024.0)),
-            ("30562 MiB", Some(30562.0 * 1048576.0)),
-            ("100 (5 × 20)", Some(100.0)),
-            ("3.27 G (99%)", Some(3.27e9)),
-            ("≈4001850", Some(4001850.0)),
-            ("1.02×", Some(1.02)),
-            ("32 B", Some(32.0)),
-            ("–", None),
-            ("failed", None),
-            ("", None),
-            ("PASS", None),
-            ("`UVW-KEM-128`", None),
-            ("drng 218", None),
-            ("128-bit", None),
-            ("2026-09-28T15:05:46", None),
-        ] {
-            let got = sort_value(cell);
-            match (got, want) {
-                (Some(g), Some(w)) => assert!((g - w).abs() <= 1e-9 * w.abs(), "{cell}: {g}"),
-                (g, w) => assert_eq!(g, w, "{cell}"),
-            }
-        }
-    }
-
-    #[test]
     fn numeric_columns_get_keys_and_text_columns_do_not() {
         let t = Table {
             head: vec!["instance".into(), "mean cycles".into()],
             rows: vec![
                 vec![
-                    ("<code>A</code>".into(), "A".into()),
-                    ("534.0 k".into(), "534.0 k".into()),
+                    HtmlCell::html("<code>A</code>".into(), "A"),
+                    HtmlCell::num("534.0 k", 534012.5),
                 ],
                 vec![
-                    ("<code>B</code>".into(), "B".into()),
-                    ("–".into(), "–".into()),
+                    HtmlCell::html("<code>B</code>".into(), "B"),
+                    HtmlCell::text("–"),
                 ],
                 vec![
-                    ("<code>C</code>".into(), "C".into()),
-                    ("1.47 G".into(), "1.47 G".into()),
+                    HtmlCell::html("<code>C</code>".into(), "C"),
+                    HtmlCell::num("1.47 G", 1.47e9),
                 ],
             ],
             filterable: true,
@@ -418,9 +440,48 @@ mod tests {
         let html = t.render();
         assert!(html.contains("data-type=\"text\">instance"));
         assert!(html.contains("data-type=\"num\">mean cycles"));
-        assert!(html.contains("data-v=\"5.34e5\""), "{html}");
+        // The key is the number itself, not the rounded text.
+        assert!(
+            html.contains("<td data-v=\"5.340125e5\" class=\"n\">534.0 k</td>"),
+            "{html}"
+        );
         assert!(html.contains("data-v=\"1.47e9\""));
+        assert!(html.contains("<td class=\"n\">–</td>"));
         assert_eq!(html.matches("data-v=").count(), 2);
         assert!(html.contains("class=\"data filterable\""));
+    }
+
+    #[test]
+    fn documents_become_html() {
+        use crate::report::doc::{Cell, Doc, Table as DocTable, code};
+        let mut d = Doc::new();
+        d.heading(2, "2. Env");
+        d.para(
+            Inline::new()
+                .link("Survey", "../s.md")
+                .text(" verdict: ")
+                .strong("ICCS-only")
+                .text(" — ")
+                .code("a<b")
+                .text(" & <script>"),
+        );
+        d.list(vec!["a".into(), code("b")]);
+        let mut t = DocTable::new(["item", "value"]);
+        t.row(vec!["clock".into(), Cell::num("534.0 k", 534000.0)]);
+        d.table(t);
+        d.para(Inline::new().text("see ").link("the audit", "AUDIT.md"));
+        let keep = |t: &str| (t != "AUDIT.md").then(|| t.to_string());
+        let blocks: Vec<&Block> = d.blocks.iter().collect();
+        let html = doc_html(&blocks, &keep, 100);
+        assert!(html.contains("<h2 id=\"2-env\">2. Env</h2>"));
+        assert!(html.contains(
+            "<p><a href=\"../s.md\">Survey</a> verdict: <strong>ICCS-only</strong> — \
+             <code>a&lt;b</code> &amp; &lt;script&gt;</p>"
+        ));
+        assert!(html.contains("<ul>\n<li>a</li>\n<li><code>b</code></li>\n</ul>"));
+        assert!(html.contains("<td data-v=\"5.34e5\" class=\"n\">534.0 k</td>"));
+        assert!(html.contains("<span class=\"offsite\""));
+        assert!(!html.contains("filterable"));
+        assert!(doc_html(&blocks, &keep, 1).contains("filterable"));
     }
 }

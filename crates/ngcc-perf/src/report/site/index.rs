@@ -1,6 +1,6 @@
 //! `index.html`: the systems, and every candidate with a link to its page on each system.
 
-use super::html::{Banner, Shell, Table, esc, rel_href};
+use super::html::{Banner, HtmlCell, Shell, Table, esc, rel_href};
 use super::metric::{Metric, counter_words};
 use super::{INDEX, SURVEY, Site, candidate_path, method_path, summary_path};
 use crate::report::format::DASH;
@@ -12,12 +12,16 @@ fn link(from: &str, to: &str, text: &str) -> String {
     format!("<a href=\"{}\">{}</a>", esc(&rel_href(from, to)), esc(text))
 }
 
-fn cell(html: String, text: impl Into<String>) -> (String, String) {
-    (html, text.into())
+fn cell(html: String, text: impl Into<String>) -> HtmlCell {
+    HtmlCell::html(html, text)
 }
 
-fn plain(text: &str) -> (String, String) {
-    (esc(text), text.to_string())
+fn plain(text: &str) -> HtmlCell {
+    HtmlCell::text(text)
+}
+
+fn count(n: usize) -> HtmlCell {
+    HtmlCell::num(&n.to_string(), n as f64)
 }
 
 pub fn render(site: &Site) -> Result<String> {
@@ -70,8 +74,8 @@ pub fn render(site: &Site) -> Result<String> {
             plain(&model::clock_text(env)),
             plain(&counter),
             host,
-            plain(&s.candidates.len().to_string()),
-            plain(&s.view.ds.records.len().to_string()),
+            count(s.candidates.len()),
+            count(s.view.ds.records.len()),
             cell(link(INDEX, &method_path(sys), "method"), "method"),
         ]);
     }

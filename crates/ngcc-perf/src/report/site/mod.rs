@@ -12,7 +12,6 @@ pub mod charts;
 pub mod figures;
 pub mod html;
 pub mod index;
-pub mod markdown;
 pub mod metric;
 pub mod summary;
 
@@ -49,7 +48,7 @@ pub struct SiteFile {
     pub bytes: Vec<u8>,
 }
 
-/// One system: its view, the metric of its charts, its banners and its Markdown pages.
+/// One system: its view, the metric of its charts, its banners and its pages (documents).
 pub struct SystemSite<'a> {
     pub view: View<'a>,
     pub metric: Metric,
@@ -108,7 +107,7 @@ pub fn banners(view: &View) -> Vec<Banner> {
     view.honesty_rows(view.ds.records.iter().map(|r| &r.record))
         .into_iter()
         .map(|(item, value)| {
-            let value = markdown::plain(&value);
+            let value = value.plain();
             if item == "host state" {
                 Banner {
                     kind: "warn",
@@ -125,7 +124,7 @@ pub fn banners(view: &View) -> Vec<Banner> {
 }
 
 impl<'a> Site<'a> {
-    /// Builds the views and Markdown pages of every dataset. `sys_ids[i]` is the system of
+    /// Builds the views and pages of every dataset. `sys_ids[i]` is the system of
     /// `datasets[i]`.
     pub fn new(
         datasets: &'a [Dataset],
@@ -251,7 +250,7 @@ pub fn render_site(datasets: &[Dataset], cat: &Catalogs) -> Result<Vec<SiteFile>
                 (p, t)
             } else if page.path == crate::report::summary::path(sys) {
                 let p = summary_path(sys);
-                let t = summary::render(&site, s, &page.text)?;
+                let t = summary::render(&site, s, page)?;
                 (p, t)
             } else {
                 let cand = s
@@ -261,7 +260,7 @@ pub fn render_site(datasets: &[Dataset], cat: &Catalogs) -> Result<Vec<SiteFile>
                     .with_context(|| format!("unexpected page {}", page.path))?;
                 (
                     candidate_path(sys, cand),
-                    candidate::render(&site, s, cand, &page.text)?,
+                    candidate::render(&site, s, cand, page)?,
                 )
             };
             files.push(SiteFile {
@@ -273,19 +272,12 @@ pub fn render_site(datasets: &[Dataset], cat: &Catalogs) -> Result<Vec<SiteFile>
     Ok(files)
 }
 
-/// Title of a Markdown page: its first `# ` heading.
-pub fn md_title(md: &str) -> String {
-    md.lines()
-        .find_map(|l| l.strip_prefix("# "))
-        .map(markdown::plain)
-        .unwrap_or_default()
-}
-
-/// Method and survey pages: the Markdown converted, with the system's banners (method).
+/// Method and survey pages: their documents as HTML, with the system's banners (method).
 fn plain_page(site: &Site, s: &SystemSite, page: &Page, path: &str, with_banners: bool) -> String {
-    let title = md_title(&page.text);
+    let title = page.doc.title();
     let links = site.linker(&page.path, path);
-    let body = markdown::to_html(&page.text, &links, 12);
+    let blocks: Vec<&crate::report::doc::Block> = page.doc.blocks.iter().collect();
+    let body = html::doc_html(&blocks, &links, 12);
     let sys = s.sys();
     let crumbs = if with_banners {
         vec![

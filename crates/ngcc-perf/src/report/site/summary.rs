@@ -1,9 +1,9 @@
 //! `<sys>/summary.html`: the summary page of §8.4 with sortable, filterable tables, followed
 //! in each category by a size-against-speed scatter and one ranking chart per operation.
 
-use super::html::Shell;
-use super::markdown::{self, sections};
-use super::{INDEX, Site, SystemSite, figures, md_title, summary_path};
+use super::html::{Shell, doc_html};
+use super::{INDEX, Site, SystemSite, figures, summary_path};
+use crate::report::Page;
 use crate::report::model::is_avx2;
 use anyhow::Result;
 
@@ -51,15 +51,15 @@ const CHARTS: [CategoryCharts; 4] = [
     },
 ];
 
-pub fn render(site: &Site, s: &SystemSite, md: &str) -> Result<String> {
+pub fn render(site: &Site, s: &SystemSite, page: &Page) -> Result<String> {
     let sys = s.sys();
     let path = summary_path(sys);
     let md_path = crate::report::summary::path(sys);
     let links = site.linker(&md_path, &path);
     let mut body = String::new();
-    for sec in sections(md) {
+    for sec in page.doc.sections() {
         body.push_str("<section>\n");
-        body.push_str(&markdown::to_html(&sec.md, &links, FILTER_ROWS));
+        body.push_str(&doc_html(&sec.blocks, &links, FILTER_ROWS));
         if let Some(c) = CHARTS
             .iter()
             .find(|c| Some(c.heading) == sec.heading.as_deref())
@@ -68,7 +68,7 @@ pub fn render(site: &Site, s: &SystemSite, md: &str) -> Result<String> {
         }
         body.push_str("</section>\n");
     }
-    let title = md_title(md);
+    let title = page.doc.title();
     Ok(Shell {
         path: &path,
         title: &title,
