@@ -75,9 +75,18 @@ fn candidate_pages_are_byte_identical_to_the_reference() {
         ),
         "{method}"
     );
-    // The survey is only for the first system (x86_1 here).
-    assert!(out.path().join("performance/method_arm_1.md").is_file());
-    assert!(!out.path().join("performance/symmetric-survey.md").exists());
+    // The survey is written for the dataset's own system and says so (the reference writes it
+    // only for the first system of systems.csv, x86_1).
+    let survey =
+        std::fs::read_to_string(out.path().join("performance/symmetric-survey.md")).unwrap();
+    assert!(
+        survey.contains("| id | algorithm | verdict | notes | largest hash share on arm_1 (op) |"),
+        "{survey}"
+    );
+    assert!(
+        survey.contains("| [kem-38](../kem-38/perf_arm_1.md) | UVW Key Encapsulation Mechanism | ICCS-only |  | 25% (UVW-KEM-128 enc) |"),
+        "{survey}"
+    );
 }
 
 #[test]
@@ -88,7 +97,7 @@ fn check_passes_on_regenerated_pages_and_names_a_changed_one() {
     let o = report(&fixture, out.path(), &["--check"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(
-        text(&o).contains("report check: system arm_1: 4 pages, 0 differ"),
+        text(&o).contains("report check: system arm_1: 5 pages, 0 differ"),
         "{}",
         text(&o)
     );
@@ -109,7 +118,7 @@ fn check_passes_on_regenerated_pages_and_names_a_changed_one() {
         "{t}"
     );
     assert!(
-        t.contains("report check: system arm_1: 4 pages, 1 differ"),
+        t.contains("report check: system arm_1: 5 pages, 1 differ"),
         "{t}"
     );
     // --check never writes.
@@ -123,7 +132,7 @@ fn check_passes_on_regenerated_pages_and_names_a_changed_one() {
 fn explicit_system_and_missing_catalog_rows() {
     let Some(fixture) = fixture_dir() else { return };
     let out = tempfile::tempdir().unwrap();
-    // x86_1 is registered and first in systems.csv: the survey page is written too.
+    // x86_1 is registered: every page, the survey too, is written for it.
     let o = report(&fixture, out.path(), &["--system", "x86_1"]);
     assert!(o.status.success(), "{}", text(&o));
     let survey =

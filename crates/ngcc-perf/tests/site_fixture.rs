@@ -267,8 +267,17 @@ fn two_systems_link_to_each_other_and_an_unfixed_host_is_bannered() {
     let o = site(&[&fixture, &x86], &fixture.join("catalog"), &out);
     assert!(o.status.success(), "{}", text(&o));
     assert_links_resolve(&out);
-    // x86_1 is the first system of systems.csv, so the survey page exists.
-    assert!(out.join("survey.html").is_file());
+    // Each system has its own survey page (its shares), linked from its candidate pages.
+    for sys in ["arm_1", "x86_1"] {
+        let survey = std::fs::read_to_string(out.join(format!("{sys}/survey.html"))).unwrap();
+        assert!(
+            survey.contains(&format!("largest hash share on {sys} (op)")),
+            "{survey}"
+        );
+        let page = std::fs::read_to_string(out.join(format!("{sys}/kem-38.html"))).unwrap();
+        assert!(page.contains("<a href=\"survey.html\">Survey</a>"), "{sys}");
+    }
+    assert!(!out.join("survey.html").exists());
 
     let arm = std::fs::read_to_string(out.join("arm_1/kem-38.html")).unwrap();
     assert!(

@@ -355,14 +355,6 @@ impl Catalogs {
             .ok_or_else(|| anyhow!("{SYSTEMS} has no system `{id}`"))
     }
 
-    /// True when `id` is the first system listed (the survey page is written for it only).
-    pub fn is_first_system(&self, id: &str) -> bool {
-        self.systems
-            .as_ref()
-            .and_then(|s| s.first())
-            .is_some_and(|s| s.id == id)
-    }
-
     pub fn download(&self, cand: &str) -> Result<&Download> {
         let rows = self
             .downloads
@@ -459,8 +451,6 @@ mod tests {
         assert_eq!(k.action, "measure");
         assert!(c.kat_issue("hash-11", "Garnet_1024_DM4x4").is_some());
         assert!(c.kat_issue("hash-11", "Garnet_1024").is_none());
-        assert!(c.is_first_system("x86_1"));
-        assert!(!c.is_first_system("arm_1"));
         assert_eq!(c.system("arm_1").unwrap().arch, "aarch64");
         let e = c.external_size("kem-31", "NGCC-1").unwrap();
         assert_eq!((e.pk, e.ct, e.sig), (389, Some(602), None));

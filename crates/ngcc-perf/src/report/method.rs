@@ -1,14 +1,14 @@
 //! `performance/method_<SYS>.md` (reference-harness.md §8.5): how the figures were taken and
-//! what they cannot show. The fixture has no rendering of this page; it follows the spec and
-//! the wording of the reference's published method pages, with facts taken from the dataset.
+//! what they cannot show, with the wording and rules of the reference's published method page
+//! (`tests/reference_pages.rs` compares line by line); facts come from the dataset.
 
 use super::doc::{Doc, Inline};
 use super::format;
-use super::model::{self, View, natural_cmp};
-use crate::dataset::schema::{HostEnv, RecordStatus};
+use super::model::{self, View};
+use crate::dataset::schema::{HostEnv, Record, RecordStatus};
 use anyhow::Result;
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub fn path(sys: &str) -> String {
     format!("performance/method_{sys}.md")
@@ -24,26 +24,22 @@ fn py_float(x: f64) -> String {
     }
 }
 
-fn smt_phrase(env: &HostEnv) -> String {
-    match env.smt_control.text().as_deref() {
-        Some("notsupported") | Some("notimplemented") => "no SMT".into(),
-        Some(s) => format!("SMT {s}"),
-        None => "SMT unknown".into(),
-    }
-}
-
-/// Why a record's host state differs from the expected one; empty when it does not.
-fn deviations(env: &HostEnv, reference: &HostEnv, has_cycles: bool) -> Vec<String> {
+/// Why a complete record's host state differs from the fixed one (the reference's
+/// `record_host_state` rules); empty when it does not.
+fn deviations(rec: &Record, reference: &HostEnv) -> Vec<String> {
+    let env = &rec.environment;
+    let text = |f: &crate::dataset::schema::EnvField<String>| f.text();
     let mut out = Vec::new();
-    let no_turbo = env.intel_pstate_no_turbo.text();
-    let boost = env.cpufreq_boost.text();
-    if no_turbo.as_deref() == Some("0") || (no_turbo.is_none() && boost.as_deref() == Some("1")) {
+    if text(&env.intel_pstate_no_turbo).as_deref() == Some("0")
+        || text(&env.cpufreq_boost).as_deref() == Some("1")
+    {
         out.push("turbo enabled".to_string());
     }
-    if let Some(g) = env.cpufreq_governor.text().filter(|g| g != "performance") {
+    let governor = text(&env.cpufreq_governor);
+    if let Some(g) = governor.as_deref().filter(|g| *g != "performance") {
         out.push(format!("governor {g}"));
     }
-    if let Some(s) = env.smt_control.text().filter(|s| {
+    if let Some(s) = text(&env.smt_control).filter(|s| {
         !matches!(
             s.as_str(),
             "off" | "forceoff" | "notsupported" | "notimplemented"
@@ -51,99 +47,105 @@ fn deviations(env: &HostEnv, reference: &HostEnv, has_cycles: bool) -> Vec<Strin
     }) {
         out.push(format!("SMT {s}"));
     }
-    if !has_cycles {
+    if !rec
+        .stats
+        .as_ref()
+        .and_then(|s| s.mean_cycles)
+        .is_some_and(|c| c != 0.0)
+    {
         out.push("no hardware cycle count".to_string());
     }
     let mhz = |e: &HostEnv| e.core_clock_mhz.json_i64();
-    if let (Some(m), Some(r)) = (mhz(env), mhz(reference))
-        && m != r
-    {
+    if mhz(reference).is_some_and(|r| r != 0) && governor.is_none() && mhz(env) != mhz(reference) {
+        let m = mhz(env).map_or("None".to_string(), |m| m.to_string());
         out.push(format!("clock {m} MHz"));
     }
     out
 }
 
+fn complete_records<'a>(v: &View<'a>) -> impl Iterator<Item = &'a Record> {
+    v.ds.records
+        .iter()
+        .map(|r| &r.record)
+        .filter(|r| r.status == RecordStatus::Complete)
+}
+
+/// The host-state sentence of the first bullet (the reference's `host_state_text`).
 fn state_sentence(v: &View) -> Inline {
     let env = &v.env;
-    let n = v.ds.records.len();
-    // Issue → number of records showing it, in first-seen order.
-    let mut issues: Vec<(String, usize)> = Vec::new();
-    for r in &v.ds.records {
-        let has_cycles = r.record.status != RecordStatus::Complete
-            || r.record
-                .stats
-                .as_ref()
-                .is_some_and(|s| s.mean_cycles.is_some());
-        for d in deviations(&r.record.environment, env, has_cycles) {
-            match issues.iter_mut().find(|(i, _)| *i == d) {
-                Some((_, count)) => *count += 1,
-                None => issues.push((d, 1)),
-            }
+    let mut n = 0;
+    // Issue → number of records showing it; printed in name order like the reference.
+    let mut issues: BTreeMap<String, usize> = BTreeMap::new();
+    for r in complete_records(v) {
+        n += 1;
+        for d in deviations(r, env) {
+            *issues.entry(d).or_default() += 1;
         }
     }
     if !issues.is_empty() {
         let list: Vec<String> = issues.iter().map(|(i, c)| format!("{i} ({c})")).collect();
         return format!(
-            "Of {n} timing records, some deviate from this state: {}; each record stores its own state.",
+            "Of {n} timing records, some deviate from the fixed host state: {}.",
             list.join("; ")
         )
         .into();
     }
-    let smt = smt_phrase(env);
-    let governor = env
-        .cpufreq_governor
-        .text()
-        .unwrap_or_else(|| "unknown".into());
-    let driver = env.cpufreq_driver.text();
+    let driver = env.cpufreq_driver.text().filter(|d| !d.is_empty());
     let arch = env.architecture.text().unwrap_or_default();
-    let min = env.cpufreq_min_khz.text();
-    let max = env.cpufreq_max_khz.text();
-    let state = if driver.is_none() {
-        let clock = env
-            .core_clock_hz
-            .json_f64()
-            .map(|hz| format!("{} GHz", format::ghz(hz / 1e9)))
-            .unwrap_or_else(|| "an unmeasured clock".into());
-        Inline::from(format!(
-            "clock set by the firmware at {clock}, no OS frequency scaling; {smt}; hardware cycle counter available"
-        ))
-    } else if arch == "aarch64" && min.is_some() && min == max {
-        let ghz = max
-            .as_deref()
-            .and_then(|k| k.parse::<f64>().ok())
+    let core_hz = env.core_clock_hz.number().filter(|h| *h != 0.0);
+    if driver.is_none() && core_hz.is_some() {
+        let mhz = env.core_clock_mhz.json_i64().unwrap_or(0);
+        return format!(
+            "All {n} timing records were taken in this state (no cpufreq driver; the firmware-set clock, measured on the timing core with the cycle counter before each phase, was steady at {} GHz; SMT {}; hardware cycle counter available), as stored in each record. A trial that ran below 95% of that clock was repeated, up to twice.",
+            format::ghz(mhz as f64 / 1000.0),
+            model::smt_text(env)
+        )
+        .into();
+    }
+    let pinned = env.cpufreq_min_khz.text().is_some()
+        && env.cpufreq_min_khz.text() == env.cpufreq_max_khz.text();
+    if arch == "aarch64" && driver.is_some() && pinned {
+        let ghz = env
+            .cpufreq_max_khz
+            .number()
             .map(|k| format::ghz(k / 1e6))
             .unwrap_or_default();
+        // The reference pinned its clusters below the firmware's thermal limit and says so
+        // (campaign.json `history_note`); the clause is only claimed where the campaign does.
+        let thermal =
+            v.ds.campaign
+                .history_note
+                .as_deref()
+                .is_some_and(|n| n.contains("thermal limiter"));
+        let below = if thermal {
+            ", below the level at which the firmware's thermal limiter intervenes"
+        } else {
+            ""
+        };
         let boost = match env.cpufreq_boost.text().as_deref() {
             Some("0") => "boost off",
-            Some("1") => "boost on",
             _ => "boost unknown",
         };
-        Inline::new()
-            .text(format!("clock pinned at {ghz} GHz: "))
-            .code(&governor)
-            .text(format!(
-                " governor with minimum = maximum frequency; {boost}; {smt}; hardware cycle counter available"
-            ))
-    } else {
-        let turbo = match (
-            env.intel_pstate_no_turbo.text().as_deref(),
-            env.cpufreq_boost.text().as_deref(),
-        ) {
-            (Some("1"), _) | (None, Some("0")) => "turbo off",
-            (Some("0"), _) | (None, Some("1")) => "turbo on",
-            _ => "turbo unknown",
+        let smt = match env.smt_control.text().as_deref() {
+            Some("notsupported") | Some("notimplemented") => "no SMT".to_string(),
+            Some(s) => format!("SMT {s}"),
+            None => "SMT unknown".to_string(),
         };
-        Inline::new()
-            .text(format!("{turbo}, "))
-            .code(&governor)
+        return Inline::new()
             .text(format!(
-                " governor, {smt}, hardware cycle counter available"
+                "All {n} timing records were taken in this state (clock pinned at {ghz} GHz on the clusters of the timing cores: "
             ))
-    };
+            .code("performance")
+            .text(format!(
+                " governor with minimum = maximum frequency{below}; {boost}; {smt}; hardware cycle counter available), as stored in each record. A trial that ran below 95% of that clock was repeated, up to twice."
+            ));
+    }
     Inline::new()
-        .text(format!("All {n} timing records were taken in this state ("))
-        .then(state)
-        .text("), as stored in each record. A trial that ran below 95% of that clock was repeated, up to twice.")
+        .text(format!(
+            "All {n} timing records were taken in this state (turbo off, "
+        ))
+        .code("performance")
+        .text(" governor, SMT off, hardware cycle counter available), as stored in each record.")
 }
 
 fn join_numbers(v: &[i64]) -> String {
@@ -153,95 +155,115 @@ fn join_numbers(v: &[i64]) -> String {
         .join(", ")
 }
 
+/// The bullet about the cores timing ran on (the reference's `secondary_core_text`).
 fn cores_limitation(v: &View) -> String {
-    let cpus = v.record_cpus();
-    let shard_cpus: BTreeSet<i64> =
-        v.ds.campaign
+    let cpu = |r: &Record| r.environment.cpu_number.json_i64();
+    let cpus: Vec<i64> = complete_records(v)
+        .filter_map(cpu)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let main = v.env.cpu_number.json_i64();
+    let c = &v.ds.campaign;
+    if c.shards.is_some_and(|s| s > 1) && cpus.len() > 1 {
+        let shard_cpus: BTreeSet<i64> = c
             .shard_cpus
             .iter()
             .flat_map(|m| m.values())
             .filter_map(Value::as_i64)
             .collect();
-    let sharded = v.ds.campaign.shards.is_some_and(|s| s > 1) && !shard_cpus.is_empty();
-    if sharded {
-        let mut slow: Vec<String> =
-            v.ds.records
-                .iter()
-                .filter(|r| {
-                    r.record
-                        .environment
-                        .cpu_number
-                        .json_i64()
-                        .is_some_and(|c| !shard_cpus.contains(&c))
-                })
-                .map(|r| format!("{} {}", r.record.candidate, r.record.label))
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect();
-        slow.sort_by(|a, b| natural_cmp(a, b));
-        let shard_list: Vec<i64> = shard_cpus.into_iter().collect();
-        let mut text = format!(
-            "Timing ran in parallel on cores {}. The instances were divided among cores {} by expected run time",
-            join_numbers(&cpus),
-            join_numbers(&shard_list)
-        );
-        if slow.is_empty() {
-            text.push('.');
+        // (candidate, label) pairs in tuple order, as the reference sorts them.
+        let slow: BTreeSet<(String, String)> = if shard_cpus.is_empty() {
+            BTreeSet::new()
         } else {
+            complete_records(v)
+                .filter(|r| cpu(r).is_none_or(|c| !shard_cpus.contains(&c)))
+                .map(|r| (r.candidate.clone(), r.label.clone()))
+                .collect()
+        };
+        let divided = if shard_cpus.is_empty() {
+            join_numbers(&cpus)
+        } else {
+            join_numbers(&shard_cpus.into_iter().collect::<Vec<_>>())
+        };
+        let mut text = format!(
+            "Timing ran in parallel on cores {}. The instances were divided among cores {divided} by expected run time",
+            join_numbers(&cpus)
+        );
+        if !slow.is_empty() {
+            let names: Vec<String> = slow.iter().map(|(c, l)| format!("{c} {l}")).collect();
             text.push_str(&format!(
-                "; the slowest instances ({}) ran on a further core.",
-                slow.join(", ")
+                "; the slowest instances ({}) ran on a further core",
+                names.join(", ")
             ));
         }
-        text.push_str(" All operations of one instance ran on the same core, and each record states its CPU. Cycle counts are comparable across these identical cores.");
-        text
-    } else if cpus.len() > 1 {
-        format!(
-            "Timing ran on cores {}; each record states its CPU. Cycle counts are comparable across these identical cores.",
-            join_numbers(&cpus)
-        )
-    } else {
-        format!(
-            "Timing ran on core {}; each record states its CPU.",
-            join_numbers(&cpus)
-        )
+        text.push_str(". All operations of one instance ran on the same core, and each record states its CPU. Cycle counts are comparable across these identical cores.");
+        return text;
     }
+    let main_text = main.map_or("None".to_string(), |m| m.to_string());
+    let other: BTreeSet<(String, String)> = complete_records(v)
+        .filter(|r| cpu(r) != main)
+        .map(|r| (r.candidate.clone(), r.label.clone()))
+        .collect();
+    if other.is_empty() {
+        return format!("All timing ran on CPU {main_text}.");
+    }
+    let names: Vec<String> = other.iter().map(|(c, l)| format!("{c} {l}")).collect();
+    if v.has_ngcc_fields() {
+        // Ours: no claim about why other cores were used; each record says which.
+        return format!(
+            "Timing ran on cores {}; {} ran on another core than CPU {main_text}. Each record states its CPU.",
+            join_numbers(&cpus),
+            names.join(", ")
+        );
+    }
+    let kind = if v.env.architecture.text().as_deref() == Some("x86_64") {
+        "performance "
+    } else {
+        ""
+    };
+    format!(
+        "Timing ran on {kind}core(s) {}. The slowest instances ({}) were timed on a second {kind}core in parallel with the main run on CPU {main_text}, as was the hash profiling; each record states its CPU. Cycle counts are comparable across these identical cores.",
+        join_numbers(&cpus),
+        names.join(", ")
+    )
 }
 
+/// The profile tick source where it is coarser than the core clock: every source named,
+/// the median tick rate (the reference's `tick_text`).
 fn tick_text(v: &View) -> Inline {
-    let Some(meta) = v.ds.profiles.iter().map(|p| &p.profile.meta).find(|m| {
-        m.get("tick_source")
-            .and_then(Value::as_str)
-            .is_some_and(|s| !s.is_empty())
-    }) else {
-        return Inline::new();
-    };
-    let source = meta
-        .get("tick_source")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    if source == "rdtsc" {
-        return Inline::new();
-    }
-    let hz = meta
-        .get("tick_hz")
-        .and_then(|h| {
+    let metas: Vec<&serde_json::Map<String, Value>> =
+        v.ds.profiles.iter().map(|p| &p.profile.meta).collect();
+    let sources: BTreeSet<&str> = metas
+        .iter()
+        .filter_map(|m| m.get("tick_source").and_then(Value::as_str))
+        .filter(|s| *s != "rdtsc")
+        .collect();
+    let hz: Vec<f64> = metas
+        .iter()
+        .filter_map(|m| m.get("tick_hz"))
+        .filter_map(|h| {
             h.as_str()
                 .and_then(|s| s.parse::<f64>().ok())
                 .or(h.as_f64())
         })
-        .filter(|h| *h > 0.0);
-    let start = Inline::new()
-        .text(" On this system the tick counter is ")
-        .code(source);
-    match hz {
-        Some(hz) => start.text(format!(
-            " at {} MHz, so a single short call is resolved only to about {:.0} ns; the rounding is unbiased and averages out over the many calls that make up a share.",
-            format::g3(hz / 1e6),
-            1e9 / hz
-        )),
-        None => start.text("."),
+        .filter(|h| *h > 0.0)
+        .collect();
+    let Some(median) = crate::measure::stats::median(&hz).filter(|_| !sources.is_empty()) else {
+        return Inline::new();
+    };
+    let mut out = Inline::new().text(" On this system the tick counter is ");
+    for (i, s) in sources.iter().enumerate() {
+        if i > 0 {
+            out = out.text(", ");
+        }
+        out = out.code(*s);
     }
+    out.text(format!(
+        " at {:.1} MHz, so a single short call is resolved only to about {:.0} ns; the rounding is unbiased and averages out over the many calls that make up a share.",
+        median / 1e6,
+        1e9 / median
+    ))
 }
 
 pub fn render(v: &View) -> Result<Doc> {
@@ -377,11 +399,9 @@ pub fn render(v: &View) -> Result<Doc> {
     } else {
         d.para(
             Inline::new()
-                .text("No ICCS helper was timed directly in this dataset, so the summary compares only 32-byte hash timings with ")
+                .text("The summary compares each hash candidate's 32-byte timing with the median measured ")
                 .code("pseudoXOF")
-                .text(", using the median per-call cost of 32-byte ")
-                .code("pseudoXOF")
-                .text(" calls seen in the hash profiles, converted from ticks to core cycles. This is a relative speed, not an estimate of substituting that hash into a public-key scheme. Several hash submissions are not yet constant-time (e.g. table-based S-boxes), so their current timings are not production figures; the summary flags known cases."),
+                .text(" call having exactly the same input and output widths in the published profiles. Profile TSC ticks are converted to fixed-frequency core cycles using each profile's recorded tick calibration and the campaign's fixed CPU frequency. This is a direct, self-contained relative measurement, not an estimate of substituting that hash into a public-key scheme. Several hash submissions are not yet constant-time (e.g. table-based S-boxes), so their current timings are not production figures; the summary flags known cases."),
         );
     }
 

@@ -65,8 +65,9 @@ pub fn system_of(ds: &Dataset, explicit: Option<&str>) -> Result<String> {
         })
 }
 
-/// Every page of one system, in a fixed order: candidate pages, summary, survey (first system
-/// only), method.
+/// Every page of one system, in a fixed order: candidate pages, summary, survey, method. The
+/// survey is rendered for this system (the reference writes it only for the first system of
+/// systems.csv); it needs `symmetric_survey.csv` and is left out without one.
 pub fn render_all(ds: &Dataset, cat: &Catalogs, sys: &str) -> Result<Vec<Page>> {
     let view = model::View::new(ds, cat, sys)?;
     let mut pages = Vec::new();
@@ -79,7 +80,7 @@ pub fn render_all(ds: &Dataset, cat: &Catalogs, sys: &str) -> Result<Vec<Page>> 
         summary::path(sys),
         summary::render(&view).context("rendering the summary page")?,
     ));
-    if cat.is_first_system(sys) {
+    if cat.survey.is_some() {
         pages.push(Page::new(
             survey::PATH.into(),
             survey::render(&view).context("rendering the survey page")?,

@@ -122,7 +122,7 @@ fn on_off(v: Option<String>, on: &str, off: &str) -> Option<&'static str> {
     }
 }
 
-fn smt_text(env: &HostEnv) -> String {
+pub fn smt_text(env: &HostEnv) -> String {
     match env.smt_control.text().as_deref() {
         Some("notsupported") | Some("notimplemented") => "none".into(),
         Some(s) => s.into(),
@@ -282,35 +282,6 @@ impl<'a> View<'a> {
         })
     }
 
-    /// True when some reference-variant instance of the candidate has a positive share.
-    pub fn candidate_has_positive_share(&self, cand: &str) -> bool {
-        self.ds
-            .profiles_of(cand)
-            .any(|p| !is_avx2(&p.profile.label) && p.profile.hash_share.is_some_and(|s| s > 0.0))
-    }
-
-    /// The `(sym %)` text of one operation on the summary (§8.2 share string).
-    pub fn share_string(
-        &self,
-        cand: &str,
-        label: &str,
-        op_key: &str,
-        ops: &[&str],
-    ) -> Option<String> {
-        let profiled: Vec<&LoadedProfile> = ops
-            .iter()
-            .filter_map(|op| self.ds.profile(cand, label, op))
-            .collect();
-        let all_zero = profiled
-            .iter()
-            .all(|p| p.profile.hash_share.unwrap_or(0.0) == 0.0);
-        let this = self.ds.profile(cand, label, op_key)?;
-        if all_zero && !self.candidate_has_positive_share(cand) {
-            return Some("??%".into());
-        }
-        this.profile.hash_share.map(|s| format::pct(Some(s)))
-    }
-
     pub fn has_ngcc_fields(&self) -> bool {
         let c = &self.ds.campaign;
         c.tool.is_some()
@@ -384,17 +355,6 @@ impl<'a> View<'a> {
             rows.push(("counter".into(), text));
         }
         rows
-    }
-
-    /// Number of distinct CPUs records were timed on, in order.
-    pub fn record_cpus(&self) -> Vec<i64> {
-        let set: BTreeSet<i64> = self
-            .ds
-            .records
-            .iter()
-            .filter_map(|r| r.record.environment.cpu_number.number().map(|c| c as i64))
-            .collect();
-        set.into_iter().collect()
     }
 }
 

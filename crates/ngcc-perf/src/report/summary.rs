@@ -1,12 +1,12 @@
-//! `performance/summary_<SYS>.md` (reference-harness.md §8.4): one table per category.
-//! No reference rendering of this page exists in the fixture; it follows the spec text and
-//! the wording of the reference's published summaries.
+//! `performance/summary_<SYS>.md` (reference-harness.md §8.4): one table per category, with
+//! the wording and rules of the reference's newest published summary (`summary_arm_1.md` at
+//! ngcc-harness `cdbc80ed…`; `tests/reference_pages.rs` compares line by line).
 
 use super::doc::{Cell, Doc, Inline, Table, code};
 use super::format::{self, DASH};
 use super::model::{self, HARNESS_URL, View, is_avx2, natural_cmp};
 use crate::dataset::load::LoadedRecord;
-use crate::dataset::schema::KatStatus;
+use crate::dataset::schema::{KatStatus, RecordStatus};
 use anyhow::Result;
 use serde_json::Value;
 
@@ -180,17 +180,11 @@ pub fn render(v: &View) -> Result<Doc> {
     bullets.push(
         Inline::new()
             .strong("Symmetric %")
-            .text(", in parentheses after each public-key cycle count, is the measured share of an operation spent specifically in the ICCS placeholder functions (")
-            .code("pseudohash")
-            .text(", ")
-            .code("pseudoXOF")
-            .text(", ")
-            .code("sm3hash")
-            .text("). It excludes the ICCS DRNG and candidates' own hash primitives, so a low value does not necessarily mean little symmetric-cryptography work; see the ")
-            .link("symmetric cryptography survey", "symmetric-survey.md")
-            .text(". ")
+            .text(" is the cycle share in ICCS placeholder hashes, excluding the DRNG and candidates' own hashes. ")
             .code("(??%)")
-            .text(" means that the candidate uses its own symmetric primitives and no ICCS-facing backend was measured."),
+            .text(" means no ICCS-facing backend was measured. See the ")
+            .link("symmetric survey", "symmetric-survey.md")
+            .text("."),
     );
     bullets.push(
         Inline::new()
@@ -216,44 +210,40 @@ pub fn render(v: &View) -> Result<Doc> {
     bullets.push(
         Inline::new()
             .strong("Sizes")
-            .text(" in bytes (public key, ciphertext, signature) are the external encodings curated in ")
-            .code("performance/external_sizes.csv")
-            .text(", independent of the implementation's buffer capacities and of the system; ")
+            .text(" use a separate catalog, not timing-record buffer sizes. ")
             .code("≈")
-            .text(" marks a specification's nominal size for a variable-length signature."),
+            .text(" marks a nominal variable-length signature; other variable signatures use their maximum."),
     );
     bullets.push(
         Inline::new()
-            .strong("Key-exchange bandwidth")
-            .text(" is the total of all protocol messages plus each required long-term public key counted once (")
-            .code("performance/kex_bandwidth.csv")
-            .text("); certificates, identities and framing are excluded."),
+            .strong("KEX bandwidth")
+            .text(" counts protocol messages plus required public keys once. KEM public-key size is listed separately from ciphertext size. Certificates and transport framing are excluded; see the ")
+            .link("size audit", "EXTERNAL_SIZE_AUDIT.md")
+            .text(" for discrepancies and AFS-KEX's API mapping."),
     );
     if has_baseline {
         bullets.push(
             Inline::new()
                 .strong("Hash rows")
-                .text(" give three message sizes; each parenthesized value is the candidate's cycles divided by those of the ICCS ")
+                .text(" show three message sizes. Parentheses give cycles relative to the same-width, same-length ICCS ")
                 .code("pseudoXOF")
-                .text(" with the same output width and message length, timed the same way (")
-                .link("ICCS helpers", "#iccs-hash-helpers")
-                .text("). It is a relative speed, not an estimate of a production replacement."),
+                .text(" (")
+                .link("helper timings", "#iccs-hash-helpers")
+                .text("), not a production replacement estimate."),
         );
     } else {
         bullets.push(
             Inline::new()
                 .strong("Hash rows")
-                .text(" give three message sizes. No ICCS baseline was timed in this run, so only the 32 B value is compared with ")
+                .text(" give three message sizes; the parenthesized 32-byte value is relative to an exact-shape measured ")
                 .code("pseudoXOF")
-                .text(": the median per-call cost of 32-byte ")
-                .code("pseudoXOF")
-                .text(" calls of the same output width seen in the hash profiles. It is a relative speed, not an estimate of a production replacement."),
+                .text(" call, not an estimate of a production replacement."),
         );
     }
     bullets.push(
         Inline::new()
             .strong("Scope:")
-            .text(" the table keeps reference parameter sets, suppressing a non-ICCS backend only when an ICCS-facing backend of the same candidate was measured. Notes flag important caveats; additional measured variants remain on the linked instance reports."),
+            .text(" reference sets are shown. When both ICCS and non-ICCS backends were measured, the non-ICCS one stays on the candidate report; notes flag caveats."),
     );
     d.list(bullets);
 
@@ -279,9 +269,6 @@ pub fn render(v: &View) -> Result<Doc> {
         .iter()
         .filter(|c| v.category(c) == "hash")
         .collect();
-    if has_baseline {
-        iccs_section(v, &mut d);
-    }
     let mut hash_rows = Vec::new();
     for cand in &hash_cands {
         let algorithm = v.algorithm(cand)?;
@@ -293,6 +280,9 @@ pub fn render(v: &View) -> Result<Doc> {
         }
     }
     if !hash_rows.is_empty() {
+        if has_baseline {
+            iccs_section(v, &mut d);
+        }
         d.heading(2, "Hash functions");
         let mut t = if has_baseline {
             Table::new([
@@ -321,29 +311,58 @@ pub fn render(v: &View) -> Result<Doc> {
     Ok(d)
 }
 
+/// The hash shares of an instance's profiled summary operations (those with a share).
+fn placeholder_shares(v: &View, cand: &str, label: &str, ops: &[&str]) -> Vec<f64> {
+    ops.iter()
+        .filter_map(|op| v.ds.profile(cand, label, op))
+        .filter_map(|p| p.profile.hash_share)
+        .collect()
+}
+
+/// Every profiled summary operation of the instance avoids the placeholder hashes.
+fn zero_placeholder_row(v: &View, cand: &str, label: &str, ops: &[&str]) -> bool {
+    let shares = placeholder_shares(v, cand, label, ops);
+    !shares.is_empty() && shares.iter().all(|s| *s == 0.0)
+}
+
+/// Some measured reference instance of the candidate has a positive placeholder share.
+fn candidate_has_iccs_backend(v: &View, cand: &str, ops: &[&str]) -> bool {
+    v.labels(cand).iter().any(|label| {
+        is_reference(v, cand, label)
+            && placeholder_shares(v, cand, label, ops)
+                .iter()
+                .any(|s| *s > 0.0)
+    })
+}
+
 fn pk_rows(v: &View, cat: &Category, candidates: &[String]) -> Result<Vec<Vec<Cell>>> {
     let mut rows = Vec::new();
     for cand in candidates.iter().filter(|c| v.category(c) == cat.prefix) {
         let algorithm = v.algorithm(cand)?;
-        let verdict = v.cat.survey_row(cand).map(|s| s.verdict.as_str());
-        let positive_elsewhere = v.candidate_has_positive_share(cand);
+        let iccs_only = v.cat.survey_row(cand).map(|s| s.verdict.as_str()) == Some("ICCS-only");
+        let iccs_backend = candidate_has_iccs_backend(v, cand, cat.ops);
         for label in v.labels(cand) {
             if !is_reference(v, cand, &label) {
                 continue;
             }
-            let all_zero = cat
-                .ops
-                .iter()
-                .filter_map(|op| v.ds.profile(cand, &label, op))
-                .all(|p| p.profile.hash_share.unwrap_or(0.0) == 0.0);
-            if all_zero && verdict != Some("ICCS-only") && positive_elsewhere {
+            // A non-ICCS backend stays on the candidate page when an ICCS-facing one exists;
+            // ICCS-only candidates keep every row (some use the separately counted DRNG).
+            let zero = zero_placeholder_row(v, cand, &label, cat.ops);
+            if zero && !iccs_only && iccs_backend {
                 continue;
             }
+            let unavailable = zero && !iccs_backend;
             let mut row: Vec<Cell> = candidate_cells(cand, v.sys, &algorithm).into();
             row.push(instance_cell(v, cand, &label));
             for op in cat.ops {
                 let rec = record(v, cand, &label, op).map(|r| &r.record);
-                let share = v.share_string(cand, &label, op, cat.ops);
+                let share = if unavailable {
+                    Some("??%".to_string())
+                } else {
+                    v.ds.profile(cand, &label, op)
+                        .and_then(|p| p.profile.hash_share)
+                        .map(|s| format::pct(Some(s)))
+                };
                 row.push(Cell::num(
                     format::pk_cell(rec, share.as_deref()),
                     format::cell_key(rec),
@@ -443,16 +462,18 @@ fn iccs_section(v: &View, d: &mut Doc) {
                 bits.map(|b| b as f64),
             ),
         ];
-        let cycles = |size: u64| {
-            record(v, "iccs", &label, &format!("hash_{size}"))
-                .and_then(|r| r.record.stats.as_ref())
-                .and_then(|s| s.mean_cycles)
-        };
+        let rec = |size: u64| record(v, "iccs", &label, &format!("hash_{size}")).map(|r| &r.record);
         for size in GUIDE_SIZES {
-            let c = cycles(size);
-            row.push(Cell::num(format::fmt_int(c), c));
+            row.push(Cell::num(
+                format::cell(rec(size)),
+                format::cell_key(rec(size)),
+            ));
         }
-        let cpb = cycles(65536).map(|c| c / 65536.0);
+        let cpb = rec(65536)
+            .filter(|r| r.status == RecordStatus::Complete)
+            .and_then(|r| r.stats.as_ref())
+            .and_then(|s| s.mean_cycles)
+            .map(|c| c / 65536.0);
         row.push(Cell::num(
             cpb.map(format::cycles_per_byte)
                 .unwrap_or_else(|| DASH.into()),
@@ -510,38 +531,45 @@ fn hash_row(v: &View, cand: &str, label: &str, algorithm: &str, has_baseline: bo
     row
 }
 
-/// Fallback without a baseline run (§5.7): median over profiles of the per-call ticks of
-/// 32-byte pseudoXOF calls with this output width, converted to core cycles.
+/// Fallback without a baseline run (§5.7): the median, over every profiled call shape
+/// (`pseudoXOF`, 256 input bits, this output width), of ticks per call converted to core
+/// cycles with that profile's tick rate and the fixed clock.
 fn profiled_pseudoxof_cycles(v: &View, out_bits: u64) -> Option<f64> {
-    let mut per_profile = Vec::new();
-    let mut tick_hz = None;
+    let core_hz = 1000.0
+        * v.env
+            .cpufreq_max_khz
+            .text()
+            .and_then(|k| k.parse::<f64>().ok())
+            .unwrap_or(0.0);
+    let mut costs = Vec::new();
     for p in &v.ds.profiles {
-        let (calls, ticks) = p
+        let tick_hz = p
             .profile
-            .calls
-            .iter()
-            .filter(|c| c.func == "pseudoXOF" && c.in_bits == 256 && c.out_bits == out_bits)
-            .fold((0u64, 0u64), |(n, t), c| (n + c.calls, t + c.ticks));
-        if calls > 0 {
-            per_profile.push(ticks as f64 / calls as f64);
-            tick_hz = tick_hz.or_else(|| {
-                p.profile.meta.get("tick_hz").and_then(|h| {
-                    h.as_str()
-                        .and_then(|s| s.parse::<f64>().ok())
-                        .or(h.as_f64())
+            .meta
+            .get("tick_hz")
+            .and_then(|h| {
+                h.as_str()
+                    .and_then(|s| s.parse::<f64>().ok())
+                    .or(h.as_f64())
+            })
+            .unwrap_or(0.0);
+        let factor = if core_hz > 0.0 && tick_hz > 0.0 {
+            core_hz / tick_hz
+        } else {
+            1.0
+        };
+        costs.extend(
+            p.profile
+                .calls
+                .iter()
+                .filter(|c| {
+                    c.func == "pseudoXOF"
+                        && c.calls > 0
+                        && c.in_bits == 256
+                        && c.out_bits == out_bits
                 })
-            });
-        }
+                .map(|c| c.ticks as f64 / c.calls as f64 * factor),
+        );
     }
-    let ticks = crate::measure::stats::median(&per_profile)?;
-    let khz = v
-        .env
-        .cpufreq_max_khz
-        .text()
-        .and_then(|k| k.parse::<f64>().ok());
-    let factor = match (khz, tick_hz) {
-        (Some(k), Some(h)) if h > 0.0 => k * 1000.0 / h,
-        _ => 1.0,
-    };
-    Some(ticks * factor)
+    crate::measure::stats::median(&costs)
 }

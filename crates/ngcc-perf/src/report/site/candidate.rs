@@ -15,7 +15,7 @@ pub fn render(site: &Site, s: &SystemSite, cand: &str, page: &Page) -> Result<St
     let sys = s.sys();
     let path = candidate_path(sys, cand);
     let md_path = candidate_page::path(cand, sys);
-    let links = site.linker(&md_path, &path);
+    let links = site.linker(sys, &md_path, &path);
     let mut body = String::new();
     for (i, sec) in page.doc.sections().iter().enumerate() {
         body.push_str("<section>\n");

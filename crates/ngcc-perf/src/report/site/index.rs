@@ -2,7 +2,7 @@
 
 use super::html::{Banner, HtmlCell, Shell, Table, esc, rel_href};
 use super::metric::{Metric, counter_words};
-use super::{INDEX, SURVEY, Site, candidate_path, method_path, summary_path};
+use super::{INDEX, Site, candidate_path, method_path, summary_path, survey_path};
 use crate::report::format::DASH;
 use crate::report::model::{self, category};
 use anyhow::Result;
@@ -88,11 +88,16 @@ pub fn render(site: &Site) -> Result<String> {
             esc(&s.view.system.description)
         );
     }
-    if site.md_to_html.values().any(|p| p == SURVEY) {
+    for s in site.systems.iter().filter(|s| s.has_survey) {
         let _ = writeln!(
             body,
-            "<p>{} of the candidates' use of the ICCS hash functions.</p>",
-            link(INDEX, SURVEY, "Symmetric-primitive survey")
+            "<p>{} of the candidates' use of the ICCS hash functions, with the shares measured on {}.</p>",
+            link(
+                INDEX,
+                &survey_path(s.sys()),
+                &format!("Symmetric-primitive survey ({})", s.sys())
+            ),
+            esc(s.sys())
         );
     }
 

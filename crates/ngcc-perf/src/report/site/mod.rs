@@ -3,8 +3,8 @@
 //! randomness — so the same inputs give the same bytes. Works from `file://`: relative links
 //! only, one small stylesheet and script, SVG charts inline.
 //!
-//! Layout: `index.html`, `assets/`, `survey.html` (first system of systems.csv only) and per
-//! system `<sys>/summary.html`, `<sys>/method.html`, `<sys>/<cand>.html`.
+//! Layout: `index.html`, `assets/` and per system `<sys>/summary.html`, `<sys>/method.html`,
+//! `<sys>/survey.html` (that system's shares), `<sys>/<cand>.html`.
 
 pub mod assets;
 pub mod candidate;
@@ -55,6 +55,8 @@ pub struct SystemSite<'a> {
     pub banners: Vec<Banner>,
     pub pages: Vec<Page>,
     pub candidates: Vec<String>,
+    /// Whether the system has a survey page (the catalog has a survey).
+    pub has_survey: bool,
 }
 
 impl SystemSite<'_> {
@@ -71,7 +73,10 @@ pub struct Site<'a> {
 }
 
 pub const INDEX: &str = "index.html";
-pub const SURVEY: &str = "survey.html";
+
+pub fn survey_path(sys: &str) -> String {
+    format!("{sys}/survey.html")
+}
 
 pub fn summary_path(sys: &str) -> String {
     format!("{sys}/summary.html")
@@ -145,10 +150,9 @@ impl<'a> Site<'a> {
             md_to_html.insert(method::path(sys), method_path(sys));
             let pages =
                 crate::report::render_all(ds, cat, sys).with_context(|| format!("system {sys}"))?;
-            if pages.iter().any(|p| p.path == survey::PATH) {
-                md_to_html.insert(survey::PATH.to_string(), SURVEY.to_string());
-            }
+            let has_survey = pages.iter().any(|p| p.path == survey::PATH);
             systems.push(SystemSite {
+                has_survey,
                 metric: Metric::of(ds),
                 banners: banners(&view),
                 view,
@@ -162,9 +166,11 @@ impl<'a> Site<'a> {
         })
     }
 
-    /// Link resolver for a Markdown page `md_from` rendered at site path `html_from`.
+    /// Link resolver for the page `md_from` (its Markdown path) of system `sys`, rendered at
+    /// site path `html_from`. The survey path resolves to that system's survey.
     pub fn linker<'s>(
         &'s self,
+        sys: &'s str,
         md_from: &'s str,
         html_from: &'s str,
     ) -> impl Fn(&str) -> Option<String> + 's {
@@ -182,8 +188,15 @@ impl<'a> Site<'a> {
             };
             let dir = md_from.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
             let resolved = html::normalize(&format!("{dir}/{path}"))?;
-            let to = self.md_to_html.get(&resolved)?;
-            Some(format!("{}{fragment}", html::rel_href(html_from, to)))
+            let to = if resolved == survey::PATH {
+                self.systems
+                    .iter()
+                    .find(|s| s.sys() == sys && s.has_survey)
+                    .map(|_| survey_path(sys))?
+            } else {
+                self.md_to_html.get(&resolved)?.clone()
+            };
+            Some(format!("{}{fragment}", html::rel_href(html_from, &to)))
         }
     }
 
@@ -240,13 +253,12 @@ pub fn render_site(datasets: &[Dataset], cat: &Catalogs) -> Result<Vec<SiteFile>
         let sys = s.sys();
         for page in &s.pages {
             let (path, text) = if page.path == survey::PATH {
-                (
-                    SURVEY.to_string(),
-                    plain_page(&site, s, page, SURVEY, false),
-                )
+                let p = survey_path(sys);
+                let t = plain_page(&site, s, page, &p, "symmetric survey");
+                (p, t)
             } else if page.path == method::path(sys) {
                 let p = method_path(sys);
-                let t = plain_page(&site, s, page, &p, true);
+                let t = plain_page(&site, s, page, &p, "method");
                 (p, t)
             } else if page.path == crate::report::summary::path(sys) {
                 let p = summary_path(sys);
@@ -272,31 +284,22 @@ pub fn render_site(datasets: &[Dataset], cat: &Catalogs) -> Result<Vec<SiteFile>
     Ok(files)
 }
 
-/// Method and survey pages: their documents as HTML, with the system's banners (method).
-fn plain_page(site: &Site, s: &SystemSite, page: &Page, path: &str, with_banners: bool) -> String {
+/// Method and survey pages: their documents as HTML, with the system's banners.
+fn plain_page(site: &Site, s: &SystemSite, page: &Page, path: &str, crumb: &str) -> String {
     let title = page.doc.title();
-    let links = site.linker(&page.path, path);
+    let sys = s.sys();
+    let links = site.linker(sys, &page.path, path);
     let blocks: Vec<&crate::report::doc::Block> = page.doc.blocks.iter().collect();
     let body = html::doc_html(&blocks, &links, 12);
-    let sys = s.sys();
-    let crumbs = if with_banners {
-        vec![
-            ("Index".to_string(), Some(INDEX.to_string())),
-            (format!("System {sys}"), Some(summary_path(sys))),
-            ("method".to_string(), None),
-        ]
-    } else {
-        vec![
-            ("Index".to_string(), Some(INDEX.to_string())),
-            ("symmetric survey".to_string(), None),
-        ]
-    };
-    let banners: &[Banner] = if with_banners { &s.banners } else { &[] };
     Shell {
         path,
         title: &title,
-        crumbs,
-        banners,
+        crumbs: vec![
+            ("Index".to_string(), Some(INDEX.to_string())),
+            (format!("System {sys}"), Some(summary_path(sys))),
+            (crumb.to_string(), None),
+        ],
+        banners: &s.banners,
     }
     .render(&body)
 }

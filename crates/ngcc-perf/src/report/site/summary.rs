@@ -55,7 +55,7 @@ pub fn render(site: &Site, s: &SystemSite, page: &Page) -> Result<String> {
     let sys = s.sys();
     let path = summary_path(sys);
     let md_path = crate::report::summary::path(sys);
-    let links = site.linker(&md_path, &path);
+    let links = site.linker(sys, &md_path, &path);
     let mut body = String::new();
     for sec in page.doc.sections() {
         body.push_str("<section>\n");
