@@ -21,6 +21,12 @@ pub const ICCS_SM3_H: &str = include_str!("../csrc/iccs/iccs_sm3.h");
 /// `iccs_sm3.c`: compiled into every library that gets our `auxfunc.c` or `drng.c`.
 pub const ICCS_SM3_C: &str = include_str!("../csrc/iccs/iccs_sm3.c");
 
+/// `helper_hash.h`: the instance header that makes one ICCS helper a hash instance (baseline
+/// phase; the helper and its width are defines of the generated manifest).
+pub const HELPER_HASH_H: &str = include_str!("../csrc/iccs/helper_hash.h");
+/// `helper_hash.c`: `CryptHash` over that helper.
+pub const HELPER_HASH_C: &str = include_str!("../csrc/iccs/helper_hash.c");
+
 /// The minimal C timing loop `ngcc-perf bench overhead` compares the harness with.
 pub const BENCH_OVERHEAD_C: &str = include_str!("../csrc/bench/overhead.c");
 /// Profiling wrappers (`--wrap` targets, call table, tick source); includes the generated

@@ -41,6 +41,8 @@ pub struct Outcome {
     pub kat_logs: usize,
     /// `report check: …` when pages were compared.
     pub report_line: Option<String>,
+    /// `baseline: …` when the dataset times the ICCS helpers (records under `iccs/`).
+    pub baseline_line: Option<String>,
 }
 
 impl Outcome {
@@ -64,6 +66,9 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
     let outcome = validate(&args.dataset, &args.catalog, args.pages.as_deref())?;
     for p in &outcome.problems {
         println!("{p}");
+    }
+    if let Some(line) = &outcome.baseline_line {
+        println!("{line}");
     }
     println!("{}", outcome.summary_line());
     Ok(if outcome.problems.is_empty() {
@@ -101,6 +106,7 @@ pub fn validate(dataset: &Path, catalog: &Path, pages: Option<&Path>) -> Result<
     for p in &ds.profiles {
         check_profile(p, &mut out.problems);
     }
+    out.baseline_line = check_baseline(&ds, &mut out.problems);
     if let Some(pages_dir) = pages {
         match (&catalogs, load_problems.is_empty()) {
             (Some(cat), true) => check_pages(&ds, cat, pages_dir, &mut out),
@@ -414,6 +420,99 @@ fn check_record(ds: &Dataset, lr: &LoadedRecord, problems: &mut Vec<String>) {
             }
         }
     }
+}
+
+/// The ICCS baseline (records under `iccs/`, campaign phase `baseline`): every helper timed at
+/// all eight guide lengths; every hash record with a `pseudoXOF` of its width and length, and
+/// the summary's ratio (candidate mean cycles / pseudoXOF mean cycles) recomputed from both
+/// records' raw trials. `None` when the dataset has no baseline.
+fn check_baseline(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
+    use crate::dataset::schema::baseline::CANDIDATE;
+    const SIZES: [u64; 8] = [32, 128, 512, 1024, 4096, 8192, 16384, 65536];
+    let iccs: Vec<&LoadedRecord> = ds
+        .records
+        .iter()
+        .filter(|r| r.record.candidate == CANDIDATE)
+        .collect();
+    if iccs.is_empty() {
+        return None;
+    }
+    let find = |label: &str, size: u64| {
+        iccs.iter().find(|r| {
+            r.record.label == label
+                && r.record.input_bytes == size
+                && r.record.operation.name() == "hash"
+        })
+    };
+    let labels: std::collections::BTreeSet<&str> =
+        iccs.iter().map(|r| r.record.label.as_str()).collect();
+    for label in &labels {
+        for size in SIZES {
+            if find(label, size).is_none() {
+                problems.push(format!(
+                    "records/{CANDIDATE}/{label}__hash_{size}.json: missing (the baseline times every helper at S1–S8)"
+                ));
+            }
+        }
+    }
+    let fresh_cycles = |r: &LoadedRecord| {
+        (r.record.status == RecordStatus::Complete)
+            .then(|| stats::record_stats(&r.record.processes, r.record.input_bytes))
+            .flatten()
+            .and_then(|s| s.mean_cycles)
+    };
+    let mut ratios = 0;
+    let mut missing_width = std::collections::BTreeSet::new();
+    for r in ds.records.iter().filter(|r| {
+        r.record.candidate != CANDIDATE
+            && r.record.operation.name() == "hash"
+            && r.record.status == RecordStatus::Complete
+    }) {
+        let Some(bits) = r
+            .record
+            .stats
+            .as_ref()
+            .and_then(|s| s.sizes.get("digest_bytes"))
+            .and_then(Value::as_u64)
+            .map(|b| 8 * b)
+        else {
+            continue;
+        };
+        let label = format!("pseudoXOF-{bits}");
+        let Some(base) = find(&label, r.record.input_bytes) else {
+            if labels.contains(label.as_str())
+                || missing_width.insert((r.record.candidate.clone(), r.record.label.clone()))
+            {
+                problems.push(format!(
+                    "{}: no {CANDIDATE}/{label} record at {} bytes: the summary shows no ratio",
+                    r.path, r.record.input_bytes
+                ));
+            }
+            continue;
+        };
+        let stored = |x: &LoadedRecord| x.record.stats.as_ref().and_then(|s| s.mean_cycles);
+        let (Some(c), Some(b)) = (fresh_cycles(r), fresh_cycles(base)) else {
+            continue;
+        };
+        ratios += 1;
+        let fresh = c / b;
+        let shown = match (stored(r), stored(base)) {
+            (Some(c), Some(b)) if b > 0.0 => Some(c / b),
+            _ => None,
+        };
+        if !close_opt(shown, Some(fresh)) {
+            problems.push(format!(
+                "{}: ratio to {CANDIDATE}/{label} {} != recomputed from trials {fresh:?}",
+                r.path,
+                show(&shown)
+            ));
+        }
+    }
+    Some(format!(
+        "baseline: {} ICCS helper(s), {} record(s); {ratios} pseudoXOF ratio(s) recomputed from trials",
+        labels.len(),
+        iccs.len()
+    ))
 }
 
 fn check_profile(lp: &LoadedProfile, problems: &mut Vec<String>) {

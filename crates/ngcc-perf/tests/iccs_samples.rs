@@ -259,6 +259,7 @@ fn vectors(dir: &Path, library: PathBuf, kind: Kind, api: Api) -> Vec<(String, S
         api,
         seed: vx::KAT_SEEDS[0].to_string(),
         message: vx::SIG_MESSAGES[0].to_string(),
+        lengths: Vec::new(),
     };
     let out = child_job(dir, &Request::Vectors(job));
     assert_eq!(out.status.to_string(), "ok", "{:?}", out.detail);

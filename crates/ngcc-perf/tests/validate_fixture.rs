@@ -63,7 +63,7 @@ fn the_reference_dataset_validates() {
         );
         if with_pages {
             assert!(
-                t.contains("report check: system arm_1: 4 pages, 0 differ"),
+                t.contains("report check: system arm_1: 5 pages, 0 differ"),
                 "{t}"
             );
         }
@@ -138,7 +138,7 @@ fn a_changed_page_byte_is_named() {
         &o,
         &[
             &format!("{}: differs from regenerated output", page.display()),
-            "report check: system arm_1: 4 pages, 1 differ",
+            "report check: system arm_1: 5 pages, 1 differ",
         ],
     );
 }

@@ -39,6 +39,7 @@ pub fn execute(settings: &Settings) -> Result<ExitCode> {
         match phase {
             Phase::Build => phases::build::run(&run, &selected, settings)?,
             Phase::Kat => phases::kat::run(&run, &selected, settings)?,
+            Phase::Baseline => phases::baseline::run(&run, &selected, settings)?,
             Phase::Calibrate | Phase::Measure => measuring_phase(&run, phase, &selected, settings)?,
             Phase::Profile => phases::profile::run(&run, &selected, settings)?,
         }

@@ -23,6 +23,8 @@ pub const DEFAULT_OP_BUDGET_S: f64 = 900.0;
 pub enum Phase {
     Build,
     Kat,
+    /// The ICCS helpers as hash instances (reference §1.13): opt-in, not part of `all`.
+    Baseline,
     Calibrate,
     Measure,
     Profile,
@@ -37,12 +39,22 @@ impl Phase {
         Phase::Measure,
         Phase::Profile,
     ];
+    /// Every phase that can be named, in pipeline order.
+    pub const NAMED: [Phase; 6] = [
+        Phase::Build,
+        Phase::Kat,
+        Phase::Baseline,
+        Phase::Calibrate,
+        Phase::Measure,
+        Phase::Profile,
+    ];
 
     /// The name on the command line, in progress lines and in campaign.json host checks.
     pub fn name(self) -> &'static str {
         match self {
             Phase::Build => "build",
             Phase::Kat => "kat",
+            Phase::Baseline => "baseline",
             Phase::Calibrate => "calibrate",
             Phase::Measure => "measure",
             Phase::Profile => "profile",
@@ -56,10 +68,10 @@ impl Phase {
         }
         let mut out = Vec::new();
         for name in text.split(',').map(str::trim) {
-            match Phase::ALL.into_iter().find(|p| p.name() == name) {
+            match Phase::NAMED.into_iter().find(|p| p.name() == name) {
                 Some(p) => out.push(p),
                 None => {
-                    let names: Vec<&str> = Phase::ALL.iter().map(|p| p.name()).collect();
+                    let names: Vec<&str> = Phase::NAMED.iter().map(|p| p.name()).collect();
                     return Err(Failure::usage(format!(
                         "unknown phase {name:?} (phases: all, {})",
                         names.join(", ")
@@ -75,7 +87,9 @@ impl Phase {
 
 #[derive(Args, Debug, Clone)]
 pub struct CampaignArgs {
-    /// `all` (every phase) or a comma list of: build, kat, calibrate, measure, profile.
+    /// `all` (build, kat, calibrate, measure, profile) or a comma list of those and
+    /// `baseline` (the ICCS helpers sm3hash, pseudohash, pseudoXOF built, self-tested against
+    /// the Rust model and timed as hash instances `iccs/<label>`, e.g. `iccs/pseudoXOF-256`; opt-in).
     pub phases: String,
     /// Folder(s) searched recursively for candidate.toml files (repeat for several).
     #[arg(long, required = true)]
@@ -128,6 +142,10 @@ pub struct CampaignArgs {
     /// calibrate, measure): runaway allocation then fails there instead of exhausting the host.
     #[arg(long, default_value_t = DEFAULT_MEM_LIMIT_MIB)]
     pub mem_limit: u64,
+    /// Baseline phase: build the ICCS helpers from this official ICCS API folder (its
+    /// `auxfunc.c`, `auxfunc.h`) instead of ngcc-perf's embedded copy (`csrc/iccs`).
+    #[arg(long, value_name = "DIR")]
+    pub iccs_helpers: Option<PathBuf>,
 }
 
 fn parse_shard(s: &str) -> Result<(u32, u32), String> {
@@ -175,6 +193,8 @@ pub struct Settings {
     pub measure_timeout_s: Option<f64>,
     /// RLIMIT_AS of every child that runs candidate code, MiB.
     pub mem_limit_mib: u64,
+    /// Baseline: the official ICCS API folder, or `None` for the embedded helpers.
+    pub iccs_helpers: Option<PathBuf>,
 }
 
 impl Settings {
@@ -197,6 +217,7 @@ impl Settings {
             kat_issues: None,
             measure_timeout_s: None,
             mem_limit_mib: DEFAULT_MEM_LIMIT_MIB,
+            iccs_helpers: None,
         }
     }
 
@@ -243,6 +264,7 @@ impl TryFrom<CampaignArgs> for Settings {
             kat_issues: a.kat_issues,
             measure_timeout_s: a.measure_timeout,
             mem_limit_mib: a.mem_limit,
+            iccs_helpers: a.iccs_helpers,
             ..defaults
         })
     }
@@ -284,7 +306,7 @@ mod tests {
         let e = Phase::parse_list("bild").unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown phase \"bild\" (phases: all, build, kat, calibrate, measure, profile)"
+            "unknown phase \"bild\" (phases: all, build, kat, baseline, calibrate, measure, profile)"
         );
     }
 }

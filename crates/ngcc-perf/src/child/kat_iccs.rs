@@ -800,6 +800,9 @@ fn vectors_inner(job: &VectorsJob) -> Result<Vec<(String, String)>, Fail> {
         hex::decode(&job.seed).map_err(|e| fail(KatStatus::LoadFail, format!("seed: {e}")))?;
     let msg = hex::decode(&job.message)
         .map_err(|e| fail(KatStatus::LoadFail, format!("message: {e}")))?;
+    if job.kind == Kind::Hash {
+        return hash_vectors(&lib, &msg, &job.lengths);
+    }
     match job.api {
         Api::Nist => {
             let set: SetRandombytesFn = load(&lib, "ngcc_set_randombytes")?;
@@ -901,6 +904,33 @@ fn vectors_inner(job: &VectorsJob) -> Result<Vec<(String, String)>, Fail> {
                 hx("sig", &sn.as_slice()[..snl]),
             ])
         }
-        Kind::Kex | Kind::Hash => Err(fail(KatStatus::LoadFail, "vectors: only kem and sig")),
+        Kind::Kex | Kind::Hash => Err(fail(KatStatus::LoadFail, "vectors: only kem, sig and hash")),
     }
+}
+
+/// The digest of the first `n` bytes of `msg` for every `n` (the baseline phase's self-test
+/// of the ICCS helpers, judged by the orchestrator against the Rust model).
+fn hash_vectors(lib: &Lib, msg: &[u8], lengths: &[u64]) -> Result<Vec<(String, String)>, Fail> {
+    let f: HashFn = load(lib, "ngcc_hash")?;
+    let (bits, len) = (size(lib, 0)?, size(lib, 1)?);
+    let mut out = Vec::new();
+    for &n in lengths {
+        let n = usize::try_from(n)
+            .ok()
+            .filter(|n| *n <= msg.len())
+            .ok_or_else(|| {
+                fail(
+                    KatStatus::LoadFail,
+                    format!("length {n} beyond the message"),
+                )
+            })?;
+        let mut m = Guarded::with("msg", &msg[..n]);
+        let mut d = Guarded::new("digest", len);
+        // SAFETY: m holds n bytes (8n bits), d the declared digest length (plus guards).
+        let rc = unsafe { f(bits as c_int, m.ptr(), 8 * n as u64, d.ptr()) };
+        rc_ok("hash", rc)?;
+        check_all(&[&m, &d], "hash")?;
+        out.push((format!("len={n}"), hex::encode_upper(d.as_slice())));
+    }
+    Ok(out)
 }

@@ -123,13 +123,16 @@ pub struct VectorsJob {
     pub api: Api,
     /// Hex.
     pub seed: String,
-    /// Hex; the message signed (sig only).
+    /// Hex; the message signed (sig), or hashed (hash: its first `len` bytes per length).
     #[serde(default)]
     pub message: String,
+    /// Hash: message lengths in bytes, one digest each.
+    #[serde(default)]
+    pub lengths: Vec<u64>,
 }
 
 /// `values` are (name, uppercase hex): pk, sk, ct, ss, ss_dec for a KEM; pk, sk, sig for a
-/// signature.
+/// signature; `len=<n>` and the digest of the first n message bytes for a hash.
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]
 pub struct VectorsOutput {
     pub status: KatEnd,

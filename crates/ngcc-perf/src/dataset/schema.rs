@@ -606,6 +606,19 @@ pub struct BuildEntry {
     pub algorithm: Option<String>,
 }
 
+/// The ICCS baseline (campaign phase `baseline`, reference §1.13): the pseudo-candidate of
+/// the helpers, the variant of their build entries, and the `algorithm` of those entries,
+/// which says where their C came from (reference datasets have none: the official file).
+pub mod baseline {
+    /// Records under `records/iccs/`, logs under `kat/iccs/`.
+    pub const CANDIDATE: &str = "iccs";
+    pub const VARIANT: &str = "iccs-baseline";
+    /// Built from the official ICCS API `auxfunc.c` (`--iccs-helpers DIR`).
+    pub const OFFICIAL: &str = "ICCS helpers: official api/auxfunc.c";
+    /// Built from ngcc-perf's own `csrc/iccs/auxfunc.c` (no `--iccs-helpers`).
+    pub const EMBEDDED: &str = "ICCS helpers: ngcc-perf csrc/iccs/auxfunc.c";
+}
+
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct SourceFile {
     pub path: String,

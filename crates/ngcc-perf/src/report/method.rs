@@ -5,6 +5,7 @@
 use super::doc::{Doc, Inline};
 use super::format;
 use super::model::{self, View};
+use super::summary;
 use crate::dataset::schema::{HostEnv, Record, RecordStatus};
 use anyhow::Result;
 use serde_json::Value;
@@ -374,8 +375,44 @@ pub fn render(v: &View) -> Result<Doc> {
             .text(". Every call that crosses an object-file boundary is timed with the CPU tick counter and recorded with its input and output length; nested calls are not counted twice. The reported share is the time inside these functions divided by the time of the whole operation, measured in the same process on the same inputs as the benchmark. The wrappers cost a few tens of cycles per call.")
             .then(tick_text(v)),
     );
-    let has_baseline = v.ds.records.iter().any(|r| r.record.candidate == "iccs");
-    if has_baseline {
+    if summary::has_baseline(v) {
+        let source = summary::helper_source(v);
+        let of = match source {
+            summary::HelperSource::Reference => Inline::new()
+                .code("api/auxfunc.c")
+                .text(" (")
+                .code("performance/iccs")
+                .text(", records under ")
+                .code("iccs/")
+                .text(")"),
+            summary::HelperSource::Official => Inline::new()
+                .text("the official ")
+                .code("api/auxfunc.c")
+                .text(" (")
+                .code("campaign baseline --iccs-helpers")
+                .text(", records under ")
+                .code("iccs/")
+                .text(")"),
+            summary::HelperSource::Embedded => Inline::new()
+                .text("ngcc-perf's own ")
+                .code("csrc/iccs/auxfunc.c")
+                .text(" (")
+                .code("campaign baseline")
+                .text(", records under ")
+                .code("iccs/")
+                .text("; the official ")
+                .code("api/auxfunc.c")
+                .text(" was not given: same outputs, but it is faster, so the ratios are not those to the official helpers)"),
+        };
+        let model = match source {
+            summary::HelperSource::Reference => {
+                Inline::new().text("an independent model on OpenSSL's SM3")
+            }
+            _ => Inline::new()
+                .text("the Rust model ")
+                .code("ngcc-iccs")
+                .text(" at 18 message lengths"),
+        };
         d.para(
             Inline::new()
                 .text("The ICCS helpers ")
@@ -385,12 +422,10 @@ pub fn render(v: &View) -> Result<Doc> {
                 .text(" and ")
                 .code("pseudoXOF")
                 .text(" are also timed directly, as hash instances of ")
-                .code("api/auxfunc.c")
-                .text(" (")
-                .code("performance/iccs")
-                .text(", records under ")
-                .code("iccs/")
-                .text("): same reference flags, driver, message lengths and planning as the hash candidates. Before timing, each is checked against an independent model on OpenSSL's SM3, and ")
+                .then(of)
+                .text(": same reference flags, driver, message lengths and planning as the hash candidates. Before timing, each is checked against ")
+                .then(model)
+                .text(", and ")
                 .code("sm3hash")
                 .text(" against the GB/T 32905 examples. The summary divides each hash candidate's cycles by those of ")
                 .code("pseudoXOF")

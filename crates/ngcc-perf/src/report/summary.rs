@@ -6,6 +6,7 @@ use super::doc::{Cell, Doc, Inline, Table, code};
 use super::format::{self, DASH};
 use super::model::{self, HARNESS_URL, View, is_avx2, natural_cmp};
 use crate::dataset::load::LoadedRecord;
+use crate::dataset::schema::baseline::{CANDIDATE as ICCS, EMBEDDED};
 use crate::dataset::schema::{KatStatus, RecordStatus};
 use anyhow::Result;
 use serde_json::Value;
@@ -167,7 +168,7 @@ pub fn render(v: &View) -> Result<Doc> {
             .as_ref()
             .map(|p| p.trials as u64)
             .unwrap_or(5);
-    let has_baseline = v.ds.records.iter().any(|r| r.record.candidate == "iccs");
+    let has_baseline = has_baseline(v);
     let mut bullets: Vec<Inline> = Vec::new();
     bullets.push(
         Inline::new()
@@ -420,12 +421,53 @@ fn split_helper(label: &str) -> (String, Option<u64>) {
     }
 }
 
+/// Whether the dataset times the ICCS helpers directly (records under `iccs/`).
+pub(crate) fn has_baseline(v: &View) -> bool {
+    v.ds.records.iter().any(|r| r.record.candidate == ICCS)
+}
+
+/// Where the timed ICCS helpers came from, by the `algorithm` of their build entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HelperSource {
+    /// The reference's own datasets: the official file, built by the reference harness.
+    Reference,
+    /// ngcc-perf with the official `api/auxfunc.c` (`--iccs-helpers`).
+    Official,
+    /// ngcc-perf with its own `csrc/iccs/auxfunc.c`.
+    Embedded,
+}
+
+pub(crate) fn helper_source(v: &View) -> HelperSource {
+    let algorithms: Vec<Option<String>> = v
+        .labels(ICCS)
+        .iter()
+        .filter_map(|l| v.build_entry(ICCS, l))
+        .map(|e| e.algorithm)
+        .collect();
+    if algorithms.iter().any(|a| a.as_deref() == Some(EMBEDDED)) {
+        HelperSource::Embedded
+    } else if algorithms.iter().any(Option::is_some) {
+        HelperSource::Official
+    } else {
+        HelperSource::Reference
+    }
+}
+
 fn iccs_section(v: &View, d: &mut Doc) {
     d.heading(2, "ICCS hash helpers");
-    d.para(
-        Inline::new()
-            .text("The ICCS placeholder functions from ")
+    let from = match helper_source(v) {
+        HelperSource::Embedded => Inline::new()
+            .text("The ICCS placeholder functions as ngcc-perf implements them (")
+            .code("csrc/iccs/auxfunc.c")
+            .text("; the official ")
             .code("api/auxfunc.c")
+            .text(" was not given to this campaign: same outputs, but faster, so the ratios below are not those to the official helpers)"),
+        _ => Inline::new()
+            .text("The ICCS placeholder functions from ")
+            .code("api/auxfunc.c"),
+    };
+    d.para(
+        from
             .text(", built with the reference flags and timed as hash instances at the guide's S1–S8 message lengths (mean cycles per call). ")
             .code("pseudohash")
             .text(" exists only with 512-, 768- and 1024-bit output; ")
@@ -436,7 +478,7 @@ fn iccs_section(v: &View, d: &mut Doc) {
     head.extend(GUIDE_SIZES.iter().map(|s| format::size_text(*s)));
     head.push(format!("cycles/byte ({})", format::size_text(65536)));
     let mut t = Table::new(head);
-    let mut labels = v.labels("iccs");
+    let mut labels = v.labels(ICCS);
     labels.sort_by(|a, b| {
         let (fa, ba) = split_helper(a);
         let (fb, bb) = split_helper(b);
@@ -449,10 +491,7 @@ fn iccs_section(v: &View, d: &mut Doc) {
     for label in labels {
         let (func, bits) = split_helper(&label);
         let mut name = code(&func);
-        if let Some(kat) = v
-            .kat_status("iccs", &label)
-            .filter(|k| *k != KatStatus::Pass)
-        {
+        if let Some(kat) = v.kat_status(ICCS, &label).filter(|k| *k != KatStatus::Pass) {
             name = name.text(format!(" ⚠ self-test {kat}"));
         }
         let mut row: Vec<Cell> = vec![
@@ -462,7 +501,7 @@ fn iccs_section(v: &View, d: &mut Doc) {
                 bits.map(|b| b as f64),
             ),
         ];
-        let rec = |size: u64| record(v, "iccs", &label, &format!("hash_{size}")).map(|r| &r.record);
+        let rec = |size: u64| record(v, ICCS, &label, &format!("hash_{size}")).map(|r| &r.record);
         for size in GUIDE_SIZES {
             row.push(Cell::num(
                 format::cell(rec(size)),
@@ -503,14 +542,9 @@ fn hash_row(v: &View, cand: &str, label: &str, algorithm: &str, has_baseline: bo
             .and_then(|s| s.mean_cycles);
         let base = if has_baseline {
             bits.and_then(|b| {
-                record(
-                    v,
-                    "iccs",
-                    &format!("pseudoXOF-{b}"),
-                    &format!("hash_{size}"),
-                )
-                .and_then(|r| r.record.stats.as_ref())
-                .and_then(|s| s.mean_cycles)
+                record(v, ICCS, &format!("pseudoXOF-{b}"), &format!("hash_{size}"))
+                    .and_then(|r| r.record.stats.as_ref())
+                    .and_then(|s| s.mean_cycles)
             })
         } else if size == 32 {
             bits.and_then(|b| profiled_pseudoxof_cycles(v, b))

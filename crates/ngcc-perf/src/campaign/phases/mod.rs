@@ -1,7 +1,8 @@
-//! One driver per phase over the selected instances: `build`, `kat`, `calibrate`,
-//! `measure`, `profile`. Each reads what earlier phases wrote in the run directory, writes
+//! One driver per phase over the selected instances: `build`, `kat`, `baseline`,
+//! `calibrate`, `measure`, `profile`. Each reads what earlier phases wrote in the run directory, writes
 //! its own files atomically and skips work already done.
 
+pub mod baseline;
 pub mod build;
 pub mod calibrate;
 pub mod kat;
