@@ -12,6 +12,7 @@ pub mod csrc;
 pub mod dataset;
 pub mod demo;
 pub mod iccs;
+pub mod jail;
 pub mod kat;
 pub mod measure;
 pub mod profile;

@@ -1,8 +1,10 @@
 //! Phase `build`: every selected instance → `RUN/lib/<cand>/lib<label>.so`, cached by content.
 
+pub mod bounded;
 pub mod compiler;
 pub mod elf;
 pub mod flags;
+pub mod guard;
 pub mod instance;
 pub mod sources;
 

@@ -34,6 +34,11 @@ pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
             dir.display()
         );
     }
+    let inside = |what: &str, p: &std::path::Path| {
+        super::guard::check_path(cand, what, p)
+            .map_err(|e| anyhow::anyhow!("instance {}: {e}", inst.label))
+    };
+    inside("source folder", &dir)?;
     let default_globs = inst.sources.is_empty();
     let globs: Vec<String> = if default_globs {
         vec!["*.c".into(), "*.S".into()]
@@ -59,6 +64,9 @@ pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
                 dir.display()
             );
         }
+        for m in &matched {
+            inside("source", m)?;
+        }
         sources.extend(matched);
     }
     for extra in &inst.extra_sources {
@@ -70,6 +78,7 @@ pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
                 path.display()
             );
         }
+        inside("extra source", &path)?;
         sources.push(path);
     }
     if sources.is_empty() {
@@ -90,6 +99,7 @@ pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
                 path.display()
             );
         }
+        inside("include folder", &path)?;
         includes.push(path);
     }
     Ok(SourceSet {

@@ -16,6 +16,8 @@ use std::time::Duration;
 
 /// Calibration of one op may take at most this long before it is killed.
 const CALIBRATION_TIMEOUT_S: u64 = 6 * 3600;
+/// Most bytes a calibration's saved setup, or a trial's last outputs, may take.
+const SETUP_CAP: u64 = 4 << 30;
 /// A trial process whose CPU time is below this fraction of its wall time lost the CPU.
 const MIN_CPU_FRACTION: f64 = 0.95;
 
@@ -110,6 +112,15 @@ pub fn run_child(
             ..Default::default()
         },
         (_, Ok(o)) => o,
+        (_, Err(_)) if outcome.unexpected.is_some() || outcome.jail_error.is_some() => OpOutput {
+            status: "failed".into(),
+            error: Some(format!(
+                "CRASH: {}",
+                outcome.failure_text().unwrap_or_default()
+            )),
+            sandbox: outcome.sandbox.clone().unwrap_or_default(),
+            ..Default::default()
+        },
         (_, Err(_)) => OpOutput {
             status: "failed".into(),
             error: Some(format!(
@@ -184,14 +195,16 @@ fn calibrate_one(
 ) -> Result<Calibration> {
     let dir = setup_dir(run, &s.cand.id, &s.inst.label, key);
     let _ = std::fs::remove_dir_all(&dir);
-    let req = Request::Calibrate(job(run, s, e, op, bytes, key, host.cpu, args));
-    let (out, outcome) = run_child(
-        run,
-        &format!("cal-{}-{}-{key}", s.cand.id, s.inst.label),
-        &req,
-        CALIBRATION_TIMEOUT_S as f64,
-        args,
-    )?;
+    // The child saves the setup in its scratch folder; we copy it out of the jail.
+    let name = format!("cal-{}-{}-{key}", s.cand.id, s.inst.label);
+    let scratch = run.scratch(&name)?;
+    let mut j = job(run, s, e, op, bytes, key, host.cpu, args);
+    j.setup_dir = scratch.join("setup");
+    let req = Request::Calibrate(j);
+    let (out, outcome) = run_child(run, &name, &req, CALIBRATION_TIMEOUT_S as f64, args)?;
+    if out.status == "complete" {
+        crate::jail::ingest::copy_out(&scratch.join("setup"), &dir, SETUP_CAP)?;
+    }
     Ok(Calibration {
         status: out.status.clone(),
         error: out.error.clone(),
@@ -213,6 +226,7 @@ fn calibrate_one(
         stderr: tail(&outcome.stderr, 2000),
         command: outcome.command.clone(),
         sandbox: out.sandbox,
+        observed: Some(outcome.observed.clone()),
     })
 }
 
@@ -378,6 +392,7 @@ fn measure_one(
                     timeout_s: matches!(outcome.exit, Exit::Timeout)
                         .then_some(p.timeout_per_process_s),
                     disturbed_retries: attempt,
+                    observed: Some(last_outputs(run, &name, outcome.observed.clone())?),
                     ..Process::default()
                 };
                 let disturbed = proc.status == "complete"
@@ -413,6 +428,37 @@ fn measure_one(
         load_start,
         max_hz,
     )
+}
+
+/// The trial's buffers after its last timed iteration, copied out of its scratch folder
+/// (`last/`) to `RUN/last/<trial>/`, with their hashes (for the record cross-checks).
+fn last_outputs(run: &RunDir, name: &str, mut observed: Observed) -> Result<Observed> {
+    let from = run
+        .root
+        .join("scratch")
+        .join(name)
+        .join(crate::child::measure::LAST_OUTPUTS);
+    let to = run.root.join("last").join(name);
+    let _ = std::fs::remove_dir_all(&to);
+    let (files, _) = crate::jail::ingest::copy_out(&from, &to, SETUP_CAP)?;
+    if !files.is_empty() {
+        observed.last_outputs = Some(run.rel(&to));
+        for f in files {
+            let sha = sha256_file(&to.join(&f))?;
+            observed.last_outputs_sha256.push((f, sha));
+        }
+    }
+    Ok(observed)
+}
+
+/// The layers every process of a record had (the calibration's when none was run).
+fn common_containment(processes: &[Process], cal: &Calibration) -> Option<Containment> {
+    let mut seen = processes.iter().filter_map(|p| p.observed.as_ref());
+    let first = seen.next().or(cal.observed.as_ref())?.containment.clone();
+    Some(seen.fold(first, |mut c, o| {
+        c.layers.retain(|l| o.containment.layers.contains(l));
+        c
+    }))
 }
 
 /// Lost CPU: a trial over 10 ms whose process ran less than 95 % of its wall time.
@@ -483,6 +529,7 @@ fn assemble(
         heap_peak_bytes: None,
         sandbox: Some(cal.sandbox.clone()).filter(|s| !s.is_empty()),
         skip_reason: None,
+        containment: common_containment(&processes, cal),
     };
     Ok(Record {
         schema: SCHEMA,

@@ -75,6 +75,17 @@ pub struct CampaignArgs {
     /// calibrate, measure): runaway allocation then fails there instead of exhausting the host.
     #[arg(long, default_value_t = DEFAULT_MEM_LIMIT_MIB)]
     pub mem_limit: u64,
+    /// Run candidate code even where the host offers no containment layer at all (no
+    /// namespaces, Landlock or seccomp); campaign.json, every record and the pages say so.
+    #[arg(long)]
+    pub allow_uncontained: bool,
+    /// Seconds before one compiler or linker call is killed (its instance is a BUILDFAIL).
+    #[arg(long, default_value_t = crate::build::bounded::DEFAULT_TIMEOUT_S)]
+    pub build_timeout: u64,
+    /// More folders (besides each --candidates folder and the fetched PQClean tree) that
+    /// manifest paths (`dir`, `sources`, `include`, `extra_sources`) may point into.
+    #[arg(long)]
+    pub allow_source_root: Vec<PathBuf>,
 }
 
 /// Default RLIMIT_AS of candidate children, MiB.
@@ -118,6 +129,9 @@ impl CampaignArgs {
             kat_issues: None,
             measure_timeout: None,
             mem_limit: DEFAULT_MEM_LIMIT_MIB,
+            allow_uncontained: false,
+            build_timeout: crate::build::bounded::DEFAULT_TIMEOUT_S,
+            allow_source_root: Vec::new(),
         }
     }
 }
@@ -143,11 +157,17 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
     }
     crate::candidate::discover::check_unique(&cands)?;
     let selected = select(&cands, args.only.as_deref())?;
-    if phases.contains(&"build") {
-        check_sources(&selected)?;
-    }
+    // Manifest paths must stay inside these roots; compiler calls are bounded.
+    let mut roots = args.candidates.clone();
+    roots.extend(args.allow_source_root.iter().cloned());
+    crate::build::guard::set_roots(&roots);
+    crate::build::bounded::set_timeout(args.build_timeout);
     let run = rundir::RunDir::open(&args.run)?;
     phases::start(&run)?;
+    // Candidate code runs in every phase but build: check the jail first.
+    if let Some(first) = phases.iter().find(|p| **p != "build") {
+        crate::jail::probe::gate(&run, first, args.allow_uncontained)?;
+    }
     for phase in phases {
         match phase {
             "build" => phases::build(&run, &selected, &args)?,
@@ -175,20 +195,6 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// A source folder or file the manifest names but that is not there is bad input (exit 2,
-/// before any work), unlike code that does not compile (BUILDFAIL, the campaign goes on).
-fn check_sources(selected: &[Selected]) -> Result<()> {
-    for s in selected {
-        if let Err(e) = crate::build::sources::resolve(&s.cand, &s.inst) {
-            return Err(crate::util::Failure::usage(format!(
-                "{}: {e:#}",
-                s.cand.root.join("candidate.toml").display()
-            )));
-        }
-    }
-    Ok(())
 }
 
 pub fn parse_phases(text: &str) -> Result<Vec<&'static str>> {

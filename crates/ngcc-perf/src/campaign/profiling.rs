@@ -212,14 +212,24 @@ fn relink_checked(
         quick: true,
         mem_limit_mib: args.mem_limit,
     };
-    let job = crate::kat::run::kat_job(&s.cand, &s.inst, r.library.clone(), out_dir.clone(), &opts);
+    let name = format!("profkat-{}-{}", s.cand.id, s.inst.label);
+    let scratch = run
+        .scratch(&name)
+        .map_err(|x| fail(format!("{x:#}"), String::new()))?;
+    let job = crate::kat::run::kat_job(
+        &s.cand,
+        &s.inst,
+        r.library.clone(),
+        scratch.join(crate::kat::run::KATGEN),
+        &opts,
+    );
     let spec = Spec {
-        workdir: run
-            .scratch(&format!("profkat-{}-{}", s.cand.id, s.inst.label))
-            .map_err(|x| fail(format!("{x:#}"), String::new()))?,
+        workdir: scratch.clone(),
         timeout: Duration::from_secs(args.kat_timeout),
     };
     let outcome = sandbox::run(&spec, &Request::Kat(job))
+        .map_err(|x| fail(format!("{x:#}"), String::new()))?;
+    crate::jail::ingest::copy_out(&scratch.join(crate::kat::run::KATGEN), &out_dir, 8 << 30)
         .map_err(|x| fail(format!("{x:#}"), String::new()))?;
     let status = sandbox::parse_result::<KatOutput>(&outcome)
         .map(|o| o.status)

@@ -355,7 +355,8 @@ impl<'l> Runner<'l> {
         }
     }
 
-    fn save(&self, dir: &Path) -> Result<(), String> {
+    /// Writes every buffer and the setup facts into `dir` (the setup layout).
+    pub fn save(&self, dir: &Path) -> Result<(), String> {
         let io = |e: anyhow::Error| format!("saving setup: {e:#}");
         for (i, b) in self.bufs.iter().enumerate() {
             crate::util::atomic_write(&dir.join(format!("buf{i}.bin")), b.as_slice())

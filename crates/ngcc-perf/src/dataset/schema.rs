@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
+pub use super::containment::{Containment, Layer, Observed, Usage, WaitStatus};
+
 pub const SCHEMA: u32 = 2;
 
 /// Environment snapshot (reference-harness.md §1.5): kept as an ordered map because the
@@ -59,6 +61,12 @@ pub struct Campaign {
     /// Instances not measured, with the reason (`<cand>/<label>` → reason).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub skipped: Map<String, Value>,
+    /// The containment a probe child had at the start of each phase that ran candidate code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containment: Option<Containment>,
+    /// True when a phase ran candidate code without any containment (`--allow-uncontained`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub allow_uncontained: bool,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default)]
@@ -246,6 +254,10 @@ pub struct Process {
     pub reused_calibration: Option<bool>,
     #[serde(default)]
     pub disturbed_retries: u32,
+    // --- ngcc-perf additions ---
+    /// What the orchestrator saw of this process from outside (exit, CPU, wall, jail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<Observed>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -335,6 +347,9 @@ pub struct RecordExtra {
     pub sandbox: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip_reason: Option<String>,
+    /// The jail the record's processes ran in (the layers common to all of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containment: Option<Containment>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -465,4 +480,6 @@ pub struct Calibration {
     pub command: Vec<String>,
     #[serde(default)]
     pub sandbox: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<Observed>,
 }

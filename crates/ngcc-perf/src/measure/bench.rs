@@ -184,14 +184,15 @@ fn build_driver(run: &RunDir, library: &str) -> Result<PathBuf> {
     let lib = run.path(library);
     let exe = dir.join("overhead");
     let libdir = lib.parent().context("library path")?;
-    let out = Command::new(crate::build::compiler::program())
-        .args(["-O2", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .arg(&lib)
-        .arg(format!("-Wl,-rpath,{}", libdir.display()))
-        .output()?;
-    if !out.status.success() {
+    let out = crate::build::bounded::output(
+        Command::new(crate::build::compiler::program())
+            .args(["-O2", "-o"])
+            .arg(&exe)
+            .arg(&src)
+            .arg(&lib)
+            .arg(format!("-Wl,-rpath,{}", libdir.display())),
+    )?;
+    if !out.success() {
         bail!(
             "building the C loop: {}",
             String::from_utf8_lossy(&out.stderr)
