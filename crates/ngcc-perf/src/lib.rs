@@ -13,6 +13,7 @@ pub mod dataset;
 pub mod demo;
 pub mod iccs;
 pub mod jail;
+pub mod journal;
 pub mod kat;
 pub mod measure;
 pub mod profile;

@@ -42,6 +42,7 @@ impl RunDir {
         if stale > 0 {
             eprintln!("run: removed {stale} temporary file(s) left by an interrupted campaign");
         }
+        crate::journal::open(&root)?;
         Ok(RunDir { root, _lock: lock })
     }
 
