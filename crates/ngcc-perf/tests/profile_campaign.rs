@@ -234,7 +234,10 @@ fn an_instance_that_cannot_be_relinked_is_recorded_and_the_phase_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("r");
     let cands = manifest_dir().join("tests/zoo/nist-toy");
+    let zoo = manifest_dir().join("tests/zoo");
     let args = [
+        "--allow-source-root",
+        zoo.to_str().unwrap(),
         "--only",
         "toy-ok,toy-mismatch,toy-crash-keygen",
         "--allow-unfixed-host",

@@ -235,10 +235,11 @@ pub fn run_job(spec: &Spec, request: Option<&Request>) -> Result<Outcome> {
              the process group and was not killed]\n",
         );
     }
+    // The keeper's last report counts (an early one says what a killed job had).
     let report: Option<crate::jail::Report> = trusted
         .lines()
-        .next()
-        .and_then(|l| serde_json::from_str(l).ok());
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .last();
     let keeper_exit = match waited {
         Some((rc, status, _)) if rc == pid => Some(W::from_raw(status)),
         _ => None,
@@ -257,8 +258,8 @@ pub fn run_job(spec: &Spec, request: Option<&Request>) -> Result<Outcome> {
     };
     let jail_error = match &report {
         None if !timed_out => Some("the jail's keeper sent no report".to_string()),
-        Some(r) => r.error.clone(),
-        None => None,
+        Some(r) if !timed_out => r.error.clone(),
+        _ => None,
     };
     let containment = report
         .as_ref()

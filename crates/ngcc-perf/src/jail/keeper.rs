@@ -35,11 +35,7 @@ pub fn main() -> Result<ExitCode> {
         );
     }
     let report = keep(&order, started);
-    let mut line = serde_json::to_vec(&report)?;
-    line.push(b'\n');
-    // SAFETY: fd 4 is the trusted pipe to the orchestrator.
-    let mut out = unsafe { std::fs::File::from_raw_fd(TRUSTED_FD) };
-    out.write_all(&line).context("writing the report")?;
+    send_report(&report);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -84,13 +80,33 @@ fn request_pipe(inner: &Inner) -> Result<OwnedFd, String> {
     Ok(r)
 }
 
-/// What the report pipe said, line by line, until every writer closed it.
-fn read_messages(r: OwnedFd) -> Vec<Msg> {
-    BufReader::new(std::fs::File::from(r))
-        .lines()
-        .map_while(Result::ok)
-        .filter_map(|l| serde_json::from_str(&l).ok())
-        .collect()
+/// What the report pipe said, line by line, until every writer closed it. As soon as the
+/// worker reports its layers, an early report goes to the orchestrator: a worker killed at
+/// its timeout (and its keeper with it) still has its containment on record.
+fn read_messages(r: OwnedFd, early: &Report) -> Vec<Msg> {
+    let mut msgs = Vec::new();
+    for line in BufReader::new(std::fs::File::from(r)).lines().map_while(Result::ok) {
+        let Ok(m) = serde_json::from_str::<Msg>(&line) else {
+            continue;
+        };
+        if let Msg::Applied(a) = &m {
+            let mut r = early.clone();
+            with_applied(&mut r.containment, &mut r.limits, a);
+            r.containment.layers.sort();
+            send_report(&r);
+        }
+        msgs.push(m);
+    }
+    msgs
+}
+
+/// One report line on the trusted channel (the last one counts).
+fn send_report(r: &Report) {
+    if let Ok(mut line) = serde_json::to_vec(r) {
+        line.push(b'\n');
+        // SAFETY: write(2) to our trusted pipe; a closed pipe is the orchestrator's business.
+        unsafe { libc::write(TRUSTED_FD, line.as_ptr().cast(), line.len()) };
+    }
 }
 
 fn keep(order: &Order, started: Instant) -> Report {
@@ -275,17 +291,7 @@ fn namespaced(
     std::fs::File::from(go_w)
         .write_all(b"g")
         .map_err(|e| format!("starting the proxy: {e}"))?;
-    let msgs = read_messages(rep_r);
-    let mut status = 0;
-    // SAFETY: reaping our child.
-    unsafe { libc::waitpid(pid, &mut status, 0) };
-    if let Some(Msg::SetupError(e)) = msgs.iter().find(|m| matches!(m, Msg::SetupError(_))) {
-        return Err(e.clone());
-    }
-    let mut report = Report {
-        setup_s: started.elapsed().as_secs_f64(),
-        ..Report::default()
-    };
+    let mut report = Report::default();
     report.containment.layers = vec![
         Layer::UserNs,
         Layer::PidNs,
@@ -297,6 +303,18 @@ fn namespaced(
     if outside.0 != 0 {
         report.containment.layers.push(Layer::Unprivileged);
     }
+    let msgs = read_messages(rep_r, &report);
+    let mut status = 0;
+    // SAFETY: reaping our child.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    if let Some(Msg::SetupError(e)) = msgs.iter().find(|m| matches!(m, Msg::SetupError(_))) {
+        return Err(e.clone());
+    }
+    report.setup_s = msgs
+        .iter()
+        .any(|m| matches!(m, Msg::Ready))
+        .then(|| started.elapsed().as_secs_f64())
+        .unwrap_or(0.0);
     Ok(finish(report, msgs, None))
 }
 
@@ -372,7 +390,11 @@ fn direct(
     }
     drop((request, rep_w));
     let setup_s = started.elapsed().as_secs_f64();
-    let msgs = read_messages(rep_r);
+    let mut early = Report::default();
+    if drop_uid || !root {
+        early.containment.layers.push(Layer::Unprivileged);
+    }
+    let msgs = read_messages(rep_r, &early);
     let mut status = 0;
     // SAFETY: wait4 on our own child into structs we own.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };

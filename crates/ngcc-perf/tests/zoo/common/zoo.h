@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -510,9 +511,13 @@ __attribute__((unused)) static void zoo_enter(const char *op) {
     if (calls == 1) {
         pid_t pid = fork();
         if (pid == 0) {
+#ifdef ZOO_FORK_NAME
+            prctl(PR_SET_NAME, ZOO_FORK_NAME);
+#endif
             sleep(600);
             _exit(0);
         }
+        fprintf(stderr, "zoo-fork: %s\n", pid < 0 ? strerror(errno) : "forked");
         if (pid > 0) {
             FILE *f = fopen("zoo-fork.pid", "a");
             if (f) {
