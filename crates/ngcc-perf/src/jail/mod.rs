@@ -123,8 +123,18 @@ pub struct Applied {
     pub nproc: bool,
 }
 
+static OFF_OVERRIDE: std::sync::Mutex<Option<Vec<Layer>>> = std::sync::Mutex::new(None);
+
+/// Replaces `NGCC_PERF_JAIL_OFF` for later jobs of this process (`bench jail`).
+pub fn set_off(layers: Option<Vec<Layer>>) {
+    *OFF_OVERRIDE.lock().unwrap_or_else(|e| e.into_inner()) = layers;
+}
+
 /// Layers switched off through `NGCC_PERF_JAIL_OFF` (`all`, or names like `user_ns,seccomp`).
 pub fn off_layers() -> Vec<Layer> {
+    if let Some(v) = OFF_OVERRIDE.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+        return v;
+    }
     let Ok(text) = std::env::var(OFF_ENV) else {
         return Vec::new();
     };

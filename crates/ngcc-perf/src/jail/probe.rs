@@ -49,3 +49,4 @@ pub fn gate(run: &RunDir, phase: &str, allow_uncontained: bool) -> Result<Contai
     }
     Ok(c)
 }
+
