@@ -37,7 +37,9 @@ pub fn open(root: &Path) -> Result<()> {
     let chain = match std::fs::read_to_string(&path) {
         Ok(text) => {
             let lines = parse_run(&text).with_context(|| format!("{}", path.display()))?;
-            lines.last().map_or(GENESIS.to_string(), |l| l.chain.clone())
+            lines
+                .last()
+                .map_or(GENESIS.to_string(), |l| l.chain.clone())
         }
         Err(_) => {
             std::fs::write(&path, format!("{HEADER}\n"))
@@ -184,7 +186,10 @@ mod tests {
     fn an_edited_line_breaks_the_chain() {
         let mut text = format!("{HEADER}\n");
         let mut prev = GENESIS.to_string();
-        for (sha, rel) in [("a".repeat(64), "build.json"), ("b".repeat(64), "kat/x.log")] {
+        for (sha, rel) in [
+            ("a".repeat(64), "build.json"),
+            ("b".repeat(64), "kat/x.log"),
+        ] {
             let chain = chain_of(&prev, &sha, 10, rel);
             text.push_str(&format!("{sha} 10 {rel} {chain}\n"));
             prev = chain;
@@ -193,6 +198,9 @@ mod tests {
         assert_eq!(latest(&lines)["kat/x.log"], "b".repeat(64));
         let forged = text.replace(&"a".repeat(64), &"c".repeat(64));
         let e = parse_run(&forged).unwrap_err().to_string();
-        assert!(e.contains("line 2 (build.json): the chain is broken"), "{e}");
+        assert!(
+            e.contains("line 2 (build.json): the chain is broken"),
+            "{e}"
+        );
     }
 }

@@ -97,7 +97,10 @@ fn toy_kem_is_measured_and_every_figure_recomputes() {
     ]);
     let out = validate(&ds, &cat, None);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(ds.join("journal.txt").is_file(), "publish carries the journal");
+    assert!(
+        ds.join("journal.txt").is_file(),
+        "publish carries the journal"
+    );
     // Tamper evidence: an edit after publishing is named by validate…
     let rec_rel = "records/zoo-nist/toy-ok__enc.json";
     let body = std::fs::read_to_string(ds.join(rec_rel)).unwrap();

@@ -657,9 +657,8 @@ fn alive_named(name: &str) -> Vec<String> {
 /// A candidate folder (in `dir`) of toys built from tests/zoo with extra defines.
 fn generated(dir: &Path, id: &str, instances: &[(&str, Vec<String>)]) {
     let zoo = manifest_dir().join("tests/zoo");
-    let mut toml = format!(
-        "id = \"{id}\"\nalgorithm = \"Toy KEM\"\nkind = \"kem\"\napi = \"nist\"\n"
-    );
+    let mut toml =
+        format!("id = \"{id}\"\nalgorithm = \"Toy KEM\"\nkind = \"kem\"\napi = \"nist\"\n");
     for (label, defines) in instances {
         let defs: Vec<String> = defines.iter().map(|d| format!("{d:?}")).collect();
         toml.push_str(&format!(
@@ -762,7 +761,11 @@ fn the_zoo_gets_exact_statuses_and_the_rest_is_measured() {
 
     // No fork succeeded (seccomp): no pid files were written.
     for dir in std::fs::read_dir(r.join("scratch")).unwrap().flatten() {
-        assert!(!dir.path().join("zoo-fork.pid").exists(), "{}", dir.path().display());
+        assert!(
+            !dir.path().join("zoo-fork.pid").exists(),
+            "{}",
+            dir.path().display()
+        );
     }
     hostile_outcomes(r, &zoo);
 
@@ -801,7 +804,8 @@ fn hostile_outcomes(r: &Path, zoo: &Path) {
     }
     let abs = lines(&log("zoo-abs/escape"), "zoo-escape absolute ");
     assert!(
-        abs.iter().all(|l| l.ends_with(": No such file or directory")),
+        abs.iter()
+            .all(|l| l.ends_with(": No such file or directory")),
         "the run directory is not in the jail: {abs:?}"
     );
     for dir in ["nist-toy", "common", "hostile"] {
@@ -810,7 +814,10 @@ fn hostile_outcomes(r: &Path, zoo: &Path) {
     assert!(!std::path::Path::new("/tmp/ngcc-zoo-wrapper-ran").exists());
     // /proc/PID/mem of the proxy (the only other process in the jail): refused.
     let mem = lines(&log("zoo-hostile/proc-mem"), "zoo-procmem ");
-    assert_eq!(mem, ["zoo-procmem /proc/1/mem: Permission denied"; 2], "{mem:?}");
+    assert_eq!(
+        mem, ["zoo-procmem /proc/1/mem: Permission denied"; 2],
+        "{mem:?}"
+    );
     // No daemon, no fork at all.
     for key in ["zoo-hostile/daemon", "zoo-abs/daemon"] {
         assert_eq!(
@@ -851,14 +858,23 @@ fn hostile_outcomes(r: &Path, zoo: &Path) {
         let ratio = t.cycles as f64 / hz / t.seconds;
         assert!(ratio > 2.5, "ratio {ratio}");
         let o = p.observed.as_ref().unwrap();
-        assert!(o.tree_usage.cpu_s() >= t.cpu_seconds.unwrap() * 0.9, "{o:?} {t:?}");
+        assert!(
+            o.tree_usage.cpu_s() >= t.cpu_seconds.unwrap() * 0.9,
+            "{o:?} {t:?}"
+        );
     }
     // The victims are intact: wait for a daemon's 3 s, then check them against build.json.
     std::thread::sleep(std::time::Duration::from_secs(4));
     let victim = build_entry(r, "zoo-nist/toy-ok");
     let sha = |rel: &str| ngcc_perf::util::sha256_file(&r.join(rel)).unwrap();
-    assert_eq!(Some(sha(victim.library.as_deref().unwrap())), victim.library_sha256);
-    assert_eq!(Some(sha(victim.kat_log.as_deref().unwrap())), victim.kat_log_sha256);
+    assert_eq!(
+        Some(sha(victim.library.as_deref().unwrap())),
+        victim.library_sha256
+    );
+    assert_eq!(
+        Some(sha(victim.kat_log.as_deref().unwrap())),
+        victim.kat_log_sha256
+    );
     let rec = record(r, "zoo-nist/toy-ok", "keygen").unwrap();
     assert_eq!(rec.status, "complete");
     let journal = ngcc_perf::journal::run_hashes(r).unwrap().unwrap();
@@ -905,7 +921,12 @@ fn a_forked_child_dies_with_its_job_even_without_seccomp() {
     );
     let run = dir.path().join("run");
     let zoo = manifest_dir().join("tests/zoo");
-    let args = ["--kat-timeout", "20", "--allow-source-root", zoo.to_str().unwrap()];
+    let args = [
+        "--kat-timeout",
+        "20",
+        "--allow-source-root",
+        zoo.to_str().unwrap(),
+    ];
     let out = campaign_cmd("build,kat", dir.path(), &run, &args)
         .env("NGCC_PERF_JAIL_OFF", "seccomp")
         .output()
@@ -913,10 +934,16 @@ fn a_forked_child_dies_with_its_job_even_without_seccomp() {
     assert!(out.status.success(), "{}", text(&out));
     let log = std::fs::read_to_string(run.join("kat/zoo-forks/fork.log")).unwrap();
     assert!(log.contains("zoo-fork: forked\n"), "{log}");
-    assert!(log.contains("; landlock abi 7\n") && !log.contains("seccomp"), "{log}");
+    assert!(
+        log.contains("; landlock abi 7\n") && !log.contains("seccomp"),
+        "{log}"
+    );
     assert!(last_line(&run.join("kat/zoo-forks/fork.log")).contains(" PASS"));
     let alive = alive_named(&token);
-    assert!(alive.is_empty(), "forked children outlived their job: {alive:?}");
+    assert!(
+        alive.is_empty(),
+        "forked children outlived their job: {alive:?}"
+    );
 }
 
 /// A host with no containment layer at all runs candidate code only when told, and says so.

@@ -151,9 +151,9 @@ pub fn check_flags(cand: &Candidate, cflags: &[String], ldlibs: &[String]) -> Re
             None
         } else if f.starts_with("-Wl,") || f == "-Xlinker" {
             compiler_flag(f, next)
-        } else if ["-pthread", "-fopenmp", "-static-libgcc"].contains(&f.as_str()) {
-            None
-        } else if i > 0 && ldlibs[i - 1] == "-Xlinker" {
+        } else if ["-pthread", "-fopenmp", "-static-libgcc"].contains(&f.as_str())
+            || (i > 0 && ldlibs[i - 1] == "-Xlinker")
+        {
             None
         } else {
             Some("is not a library (ldlibs take -l, -L, -pthread and -Wl, options)")

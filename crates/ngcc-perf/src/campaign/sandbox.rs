@@ -238,8 +238,8 @@ pub fn run_job(spec: &Spec, request: Option<&Request>) -> Result<Outcome> {
     // The keeper's last report counts (an early one says what a killed job had).
     let report: Option<crate::jail::Report> = trusted
         .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .last();
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok());
     let keeper_exit = match waited {
         Some((rc, status, _)) if rc == pid => Some(W::from_raw(status)),
         _ => None,

@@ -150,10 +150,16 @@ pub fn publish(run: &Path, system: &str, out: &Path) -> Result<usize> {
     // Longest first, so a run inside the current folder loses its whole prefix.
     prefixes.sort_by_key(|p| std::cmp::Reverse(p.len()));
 
-    let journal = crate::journal::run_hashes(run)
-        .map_err(|e| Failure::usage(format!("refusing to publish: the run journal is damaged: {e:#}")))?;
+    let journal = crate::journal::run_hashes(run).map_err(|e| {
+        Failure::usage(format!(
+            "refusing to publish: the run journal is damaged: {e:#}"
+        ))
+    })?;
     if journal.is_none() {
-        eprintln!("publish: {} has no journal: the dataset carries none", run.display());
+        eprintln!(
+            "publish: {} has no journal: the dataset carries none",
+            run.display()
+        );
     }
     let mut staged: Vec<(String, Vec<u8>)> = Vec::new();
     let mut journal_text = crate::journal::dataset_header();
@@ -190,7 +196,11 @@ pub fn publish(run: &Path, system: &str, out: &Path) -> Result<usize> {
             )));
         }
         if journal.is_some() {
-            journal_text.push_str(&crate::journal::dataset_line(&rel, text.as_bytes(), &run_sha));
+            journal_text.push_str(&crate::journal::dataset_line(
+                &rel,
+                text.as_bytes(),
+                &run_sha,
+            ));
         }
         staged.push((rel, text.into_bytes()));
     }

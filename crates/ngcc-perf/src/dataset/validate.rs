@@ -170,8 +170,7 @@ fn check_journal(root: &Path, problems: &mut Vec<String>) {
     let text = match std::fs::read_to_string(&jpath) {
         Ok(t) => t,
         Err(_) => {
-            if root.join(super::publish::MARKER).is_file() && root.join("campaign.json").is_file()
-            {
+            if root.join(super::publish::MARKER).is_file() && root.join("campaign.json").is_file() {
                 let c: Option<super::schema::Campaign> =
                     crate::util::read_json(&root.join("campaign.json")).ok();
                 if c.is_some_and(|c| c.containment.is_some()) {
@@ -209,7 +208,9 @@ fn check_journal(root: &Path, problems: &mut Vec<String>) {
                 .iter()
                 .any(|d| rel.starts_with(d));
         if evidence && !listed.contains_key(&rel) {
-            problems.push(format!("{rel}: not in the journal (added after publishing)"));
+            problems.push(format!(
+                "{rel}: not in the journal (added after publishing)"
+            ));
         }
     }
 }

@@ -21,7 +21,7 @@ pub fn plain_name(name: &str) -> bool {
 
 fn open_nofollow(dir: Option<&OwnedFd>, path: &[u8], flags: libc::c_int) -> Option<OwnedFd> {
     let c = CString::new(path).ok()?;
-    let base = dir.map_or(libc::AT_FDCWD, |d| std::os::fd::AsRawFd::as_raw_fd(d));
+    let base = dir.map_or(libc::AT_FDCWD, std::os::fd::AsRawFd::as_raw_fd);
     // SAFETY: openat with a NUL-terminated name; the fd is ours.
     let fd = unsafe {
         libc::openat(

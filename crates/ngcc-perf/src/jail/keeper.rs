@@ -83,21 +83,27 @@ fn request_pipe(inner: &Inner) -> Result<OwnedFd, String> {
 /// What the report pipe said, line by line, until every writer closed it. As soon as the
 /// worker reports its layers, an early report goes to the orchestrator: a worker killed at
 /// its timeout (and its keeper with it) still has its containment on record.
-fn read_messages(r: OwnedFd, early: &Report) -> Vec<Msg> {
+fn read_messages(r: OwnedFd, early: &Report, started: Instant) -> (Vec<Msg>, f64) {
     let mut msgs = Vec::new();
-    for line in BufReader::new(std::fs::File::from(r)).lines().map_while(Result::ok) {
+    let mut ready_s = 0.0;
+    for line in BufReader::new(std::fs::File::from(r))
+        .lines()
+        .map_while(Result::ok)
+    {
         let Ok(m) = serde_json::from_str::<Msg>(&line) else {
             continue;
         };
         if let Msg::Applied(a) = &m {
+            ready_s = started.elapsed().as_secs_f64();
             let mut r = early.clone();
+            r.setup_s = ready_s;
             with_applied(&mut r.containment, &mut r.limits, a);
             r.containment.layers.sort();
             send_report(&r);
         }
         msgs.push(m);
     }
-    msgs
+    (msgs, ready_s)
 }
 
 /// One report line on the trusted channel (the last one counts).
@@ -303,18 +309,14 @@ fn namespaced(
     if outside.0 != 0 {
         report.containment.layers.push(Layer::Unprivileged);
     }
-    let msgs = read_messages(rep_r, &report);
+    let (msgs, ready_s) = read_messages(rep_r, &report, started);
     let mut status = 0;
     // SAFETY: reaping our child.
     unsafe { libc::waitpid(pid, &mut status, 0) };
     if let Some(Msg::SetupError(e)) = msgs.iter().find(|m| matches!(m, Msg::SetupError(_))) {
         return Err(e.clone());
     }
-    report.setup_s = msgs
-        .iter()
-        .any(|m| matches!(m, Msg::Ready))
-        .then(|| started.elapsed().as_secs_f64())
-        .unwrap_or(0.0);
+    report.setup_s = ready_s;
     Ok(finish(report, msgs, None))
 }
 
@@ -389,12 +391,11 @@ fn direct(
         return failed(format!("fork: {}", std::io::Error::last_os_error()));
     }
     drop((request, rep_w));
-    let setup_s = started.elapsed().as_secs_f64();
     let mut early = Report::default();
     if drop_uid || !root {
         early.containment.layers.push(Layer::Unprivileged);
     }
-    let msgs = read_messages(rep_r, &early);
+    let (msgs, setup_s) = read_messages(rep_r, &early, started);
     let mut status = 0;
     // SAFETY: wait4 on our own child into structs we own.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };

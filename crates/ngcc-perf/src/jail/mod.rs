@@ -132,7 +132,11 @@ pub fn set_off(layers: Option<Vec<Layer>>) {
 
 /// Layers switched off through `NGCC_PERF_JAIL_OFF` (`all`, or names like `user_ns,seccomp`).
 pub fn off_layers() -> Vec<Layer> {
-    if let Some(v) = OFF_OVERRIDE.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+    if let Some(v) = OFF_OVERRIDE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+    {
         return v;
     }
     let Ok(text) = std::env::var(OFF_ENV) else {

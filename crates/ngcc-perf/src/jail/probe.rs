@@ -49,4 +49,3 @@ pub fn gate(run: &RunDir, phase: &str, allow_uncontained: bool) -> Result<Contai
     }
     Ok(c)
 }
-

@@ -72,7 +72,7 @@ pub fn main() -> Result<ExitCode> {
     // more: it is forgotten, dup2 closes the pipe).
     unsafe {
         let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
-        if null >= 0 && null != 0 {
+        if null > 0 {
             libc::dup2(null, 0);
             libc::close(null);
         }

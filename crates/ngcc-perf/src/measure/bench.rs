@@ -69,7 +69,8 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
         workdir: dir.join("scratch"),
         timeout: std::time::Duration::from_secs(30),
     };
-    let (mut full, mut none, mut bare, mut setup) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut full, mut none, mut bare, mut setup) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut layers = String::new();
     for _ in 0..args.count {
         crate::jail::set_off(Some(Vec::new()));

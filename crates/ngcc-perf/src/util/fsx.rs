@@ -35,7 +35,10 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     }
     std::fs::rename(&tmp, path).with_context(|| format!("renaming onto {}", path.display()))?;
     if let Some(hook) = WRITE_HOOK.get() {
-        hook(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()), bytes);
+        hook(
+            &std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
+            bytes,
+        );
     }
     Ok(())
 }
