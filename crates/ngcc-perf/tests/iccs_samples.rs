@@ -216,6 +216,7 @@ fn committed_manifests_are_what_kat_manifest_writes() {
 
 /// Runs one request in the jail, as the orchestrator does (its result checked the same way).
 fn child_job(dir: &Path, request: &Request) -> VectorsOutput {
+    ngcc_perf::campaign::sandbox::set_exe(env!("CARGO_BIN_EXE_ngcc-perf").into());
     let spec = ngcc_perf::campaign::sandbox::Spec {
         workdir: dir.to_path_buf(),
         timeout: std::time::Duration::from_secs(120),

@@ -141,6 +141,13 @@ pub fn signal_name(sig: i32) -> &'static str {
     }
 }
 
+static EXE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// The ngcc-perf binary the jail runs, when this process is not it (integration tests).
+pub fn set_exe(path: PathBuf) {
+    let _ = EXE.set(path);
+}
+
 /// Runs one job in its jail (see `crate::jail`) and waits at most `spec.timeout`.
 pub fn run(spec: &Spec, request: &Request) -> Result<Outcome> {
     run_job(spec, Some(request))
@@ -156,7 +163,10 @@ pub fn run_job(spec: &Spec, request: Option<&Request>) -> Result<Outcome> {
         scratch: spec.workdir.clone(),
         off: crate::jail::off_layers(),
     };
-    let exe = std::env::current_exe().context("locating the ngcc-perf executable")?;
+    let exe = match EXE.get() {
+        Some(p) => p.clone(),
+        None => std::env::current_exe().context("locating the ngcc-perf executable")?,
+    };
     let (order_r, order_w) = pipe()?;
     let (read_end, write_end) = pipe()?;
     let (trusted_r, trusted_w) = pipe()?;

@@ -33,8 +33,13 @@ const FORBIDDEN: [&str; 4] = ["/home/", "/tmp/", "/root/", "/Users/"];
 
 pub fn run(args: PublishArgs) -> Result<ExitCode> {
     let n = publish(&args.run, &args.system, &args.out)?;
+    let journal = if args.run.join(crate::journal::RUN_JOURNAL).is_file() {
+        ""
+    } else {
+        " (the run has no journal: neither has the dataset)"
+    };
     println!(
-        "publish: {n} files for system {} -> {}",
+        "publish: {n} files for system {} -> {}{journal}",
         args.system,
         args.out.display()
     );
@@ -155,12 +160,6 @@ pub fn publish(run: &Path, system: &str, out: &Path) -> Result<usize> {
             "refusing to publish: the run journal is damaged: {e:#}"
         ))
     })?;
-    if journal.is_none() {
-        eprintln!(
-            "publish: {} has no journal: the dataset carries none",
-            run.display()
-        );
-    }
     let mut staged: Vec<(String, Vec<u8>)> = Vec::new();
     let mut journal_text = crate::journal::dataset_header();
     for rel in evidence_files(run) {
