@@ -103,7 +103,10 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
     };
     println!("{} empty children per variant, interleaved", args.count);
     println!("jailed ({layers}): {}", ms(&full));
-    println!("  of which keeper start to worker start: {}", ms(&setup));
+    println!(
+        "  of which keeper start to the worker locked down (before any library): {}",
+        ms(&setup)
+    );
     println!("keeper + worker, every layer off: {}", ms(&none));
     println!("one bare exec of ngcc-perf (--version): {}", ms(&bare));
     println!(
