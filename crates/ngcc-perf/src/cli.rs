@@ -57,9 +57,12 @@ pub enum Cmd {
     Catalog(crate::dataset::catalog_init::CatalogArgs),
     /// Benchmarks of the harness itself.
     Bench(crate::bench::BenchArgs),
-    /// Internal: runs candidate code inside a sandboxed child process.
+    /// Internal: the jail's keeper (order on fd 0, trusted report on fd 4).
     #[command(name = "__child", hide = true)]
-    Child(crate::child::ChildArgs),
+    Child,
+    /// Internal: the jail's worker, which runs candidate code.
+    #[command(name = "__jailed", hide = true)]
+    Jailed,
 }
 
 pub fn main() -> ExitCode {
@@ -109,6 +112,7 @@ pub fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Cmd::Validate(a) => crate::validate::run(a),
         Cmd::Catalog(a) => crate::dataset::catalog_init::run(a),
         Cmd::Bench(a) => crate::bench::run(a),
-        Cmd::Child(a) => crate::child::run(a),
+        Cmd::Child => crate::sandbox::jail::keeper::main(),
+        Cmd::Jailed => crate::child::jailed(),
     }
 }

@@ -97,17 +97,6 @@ const CASES: &[Case] = &[
         says: &["duplabel/candidate.toml", "duplicate instance label \"a\""],
     },
     Case {
-        name: "campaign, missing sources",
-        args: "campaign build --candidates {D}/nosrc --run {D}/r5",
-        says: &[
-            "nosrc/candidate.toml",
-            "instance a",
-            "source folder",
-            "gone",
-            "does not exist",
-        ],
-    },
-    Case {
         name: "campaign, missing candidates folder",
         args: "campaign build --candidates {D}/nowhere --run {D}/r6",
         says: &["nowhere", "no such candidates folder"],

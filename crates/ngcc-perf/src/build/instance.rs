@@ -46,6 +46,8 @@ pub struct Plan {
 }
 
 pub fn plan(cand: &Candidate, inst: &Instance, flag_set: FlagSet, paths: &Paths) -> Result<Plan> {
+    super::guard::check_flags(cand, &inst.cflags, &inst.ldlibs)
+        .map_err(|e| anyhow::anyhow!("instance {}: {e}", inst.label))?;
     let set: SourceSet = sources::resolve(cand, inst)?;
     let shim_dir = paths.work.join("shim");
     let mut generated = vec![
@@ -343,14 +345,19 @@ fn run_logged(cmd: &mut Command, log: &mut String) -> Result<Option<String>> {
         .chain(cmd.get_args().map(|a| a.to_string_lossy().to_string()))
         .collect();
     writeln!(log, "$ {}", line.join(" "))?;
-    let out = cmd
-        .output()
-        .with_context(|| format!("running {}", line[0]))?;
+    let out = super::bounded::output(cmd).with_context(|| format!("running {}", line[0]))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     log.push_str(&String::from_utf8_lossy(&out.stdout));
     log.push_str(&stderr);
-    if out.status.success() {
+    if out.success() {
         return Ok(None);
+    }
+    let program = Path::new(&line[0])
+        .file_name()
+        .map_or(line[0].clone(), |n| n.to_string_lossy().into_owned());
+    if let Some(why) = out.bound_hit(&program) {
+        writeln!(log, "{why}")?;
+        return Ok(Some(why));
     }
     // The most telling line: an undefined reference, else the first error that is not
     // the linker driver's summary.
@@ -366,6 +373,8 @@ fn run_logged(cmd: &mut Command, log: &mut String) -> Result<Option<String>> {
         .unwrap_or("failed without output")
         .trim()
         .to_string();
-    writeln!(log, "exit status: {}", out.status)?;
+    if let Some(status) = out.status {
+        writeln!(log, "exit status: {status}")?;
+    }
     Ok(Some(first))
 }

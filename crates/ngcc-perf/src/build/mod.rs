@@ -2,9 +2,11 @@
 //! content (the phase driver with the guide → harness-default fallback is
 //! `campaign::phases::build`).
 
+pub mod bounded;
 pub mod compiler;
 pub mod elf;
 pub mod flags;
+pub mod guard;
 pub mod instance;
 pub mod sources;
 

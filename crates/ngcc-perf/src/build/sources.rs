@@ -33,6 +33,11 @@ pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
             dir.display()
         );
     }
+    let inside = |what: &str, p: &std::path::Path| {
+        super::guard::check_path(cand, what, p)
+            .map_err(|e| anyhow::anyhow!("instance {}: {e}", inst.label))
+    };
+    inside("source folder", &dir)?;
     let default_globs = inst.sources.is_empty();
     let globs: Vec<String> = if default_globs {
         vec!["*.c".into(), "*.S".into()]
@@ -58,6 +63,9 @@ pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
                 dir.display()
             );
         }
+        for m in &matched {
+            inside("source", m)?;
+        }
         sources.extend(matched);
     }
     for extra in &inst.extra_sources {
@@ -69,6 +77,7 @@ pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
                 path.display()
             );
         }
+        inside("extra source", &path)?;
         sources.push(path);
     }
     if sources.is_empty() {
@@ -89,6 +98,7 @@ pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
                 path.display()
             );
         }
+        inside("include folder", &path)?;
         includes.push(path);
     }
     Ok(SourceSet { sources, includes })

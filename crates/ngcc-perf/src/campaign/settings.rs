@@ -2,6 +2,7 @@
 //! once; everything below the command line reads `Settings`. `demo`, `bench` and tests build
 //! `Settings` directly, and clap's defaults are the same constants.
 
+use crate::build::bounded::DEFAULT_TIMEOUT_S as DEFAULT_BUILD_TIMEOUT_S;
 use crate::dataset::schema::Planning;
 use crate::kat::run::KatOptions;
 use crate::sandbox::DEFAULT_MEM_LIMIT_MIB;
@@ -128,6 +129,17 @@ pub struct CampaignArgs {
     /// calibrate, measure): runaway allocation then fails there instead of exhausting the host.
     #[arg(long, default_value_t = DEFAULT_MEM_LIMIT_MIB)]
     pub mem_limit: u64,
+    /// Run candidate code even where the host offers no containment layer at all (no
+    /// namespaces, Landlock or seccomp); campaign.json, every record and the pages say so.
+    #[arg(long)]
+    pub allow_uncontained: bool,
+    /// Seconds before one compiler or linker call is killed (its instance is a BUILDFAIL).
+    #[arg(long, default_value_t = DEFAULT_BUILD_TIMEOUT_S)]
+    pub build_timeout: u64,
+    /// More folders (besides each --candidates folder and the fetched PQClean tree) that
+    /// manifest paths (`dir`, `sources`, `include`, `extra_sources`) may point into.
+    #[arg(long)]
+    pub allow_source_root: Vec<PathBuf>,
 }
 
 fn parse_shard(s: &str) -> Result<(u32, u32), String> {
@@ -175,6 +187,12 @@ pub struct Settings {
     pub measure_timeout_s: Option<f64>,
     /// RLIMIT_AS of every child that runs candidate code, MiB.
     pub mem_limit_mib: u64,
+    /// Run candidate code on a host without any containment layer.
+    pub allow_uncontained: bool,
+    /// Seconds before one compiler or linker call is killed.
+    pub build_timeout_s: u64,
+    /// Folders manifest paths may point into besides the candidate folders and PQClean.
+    pub allow_source_roots: Vec<PathBuf>,
 }
 
 impl Settings {
@@ -197,6 +215,9 @@ impl Settings {
             kat_issues: None,
             measure_timeout_s: None,
             mem_limit_mib: DEFAULT_MEM_LIMIT_MIB,
+            allow_uncontained: false,
+            build_timeout_s: DEFAULT_BUILD_TIMEOUT_S,
+            allow_source_roots: Vec::new(),
         }
     }
 
@@ -243,6 +264,9 @@ impl TryFrom<CampaignArgs> for Settings {
             kat_issues: a.kat_issues,
             measure_timeout_s: a.measure_timeout,
             mem_limit_mib: a.mem_limit,
+            allow_uncontained: a.allow_uncontained,
+            build_timeout_s: a.build_timeout,
+            allow_source_roots: a.allow_source_root,
             ..defaults
         })
     }

@@ -11,7 +11,7 @@ use super::guard::Guarded;
 use super::kat_common::{Fail, Timer, check_all, fail, load, rc_ok, size};
 use super::library::*;
 use super::protocol::{KatEnd, KatJob, KatOutput, VectorsJob, VectorsOutput};
-use super::{limits, rng};
+use super::rng;
 use crate::candidate::{Api, Kind};
 use crate::dataset::schema::KatStatus;
 use ngcc_iccs::hash_drbg::{self, HashDrbg};
@@ -779,7 +779,7 @@ impl rng::ByteSource for ModelStream {
 
 /// Runs a [`VectorsJob`] (see there).
 pub fn vectors(job: &VectorsJob) -> VectorsOutput {
-    limits::apply(&job.limits);
+    super::sandbox(&job.limits);
     match vectors_inner(job) {
         Ok(values) => VectorsOutput {
             status: KatEnd::Ok,

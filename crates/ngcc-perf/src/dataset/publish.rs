@@ -33,8 +33,13 @@ const FORBIDDEN: [&str; 4] = ["/home/", "/tmp/", "/root/", "/Users/"];
 
 pub fn run(args: PublishArgs) -> Result<ExitCode> {
     let n = publish(&args.run, &args.system, &args.out)?;
+    let journal = if args.run.join(crate::journal::RUN_JOURNAL).is_file() {
+        ""
+    } else {
+        " (the run has no journal: neither has the dataset)"
+    };
     println!(
-        "publish: {n} files for system {} -> {}",
+        "publish: {n} files for system {} -> {}{journal}",
         args.system,
         args.out.display()
     );
@@ -150,9 +155,33 @@ pub fn publish(run: &Path, system: &str, out: &Path) -> Result<usize> {
     // Longest first, so a run inside the current folder loses its whole prefix.
     prefixes.sort_by_key(|p| std::cmp::Reverse(p.len()));
 
+    let journal = crate::journal::run_hashes(run).map_err(|e| {
+        Failure::usage(format!(
+            "refusing to publish: the run journal is damaged: {e:#}"
+        ))
+    })?;
     let mut staged: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut journal_text = crate::journal::dataset_header();
     for rel in evidence_files(run) {
         let bytes = std::fs::read(run.join(&rel)).with_context(|| format!("reading {rel}"))?;
+        let run_sha = crate::util::sha256_hex(&bytes);
+        if let Some(j) = &journal {
+            match j.get(&rel) {
+                None => {
+                    return Err(Failure::usage(format!(
+                        "refusing to publish: {rel} is not in the run journal (ngcc-perf did not write it); nothing was written"
+                    )));
+                }
+                Some(want) if *want != run_sha => {
+                    return Err(Failure::usage(format!(
+                        "refusing to publish: {rel} was changed after ngcc-perf wrote it (sha256 {} != journal {}); nothing was written",
+                        &run_sha[..16],
+                        &want[..16]
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
         let mut text = String::from_utf8_lossy(&bytes).into_owned();
         for p in &prefixes {
             text = relativize(&text, p);
@@ -165,7 +194,20 @@ pub fn publish(run: &Path, system: &str, out: &Path) -> Result<usize> {
                 "refusing to publish: {rel} still contains an absolute `{bad}` path after rewriting; nothing was written"
             )));
         }
+        if journal.is_some() {
+            journal_text.push_str(&crate::journal::dataset_line(
+                &rel,
+                text.as_bytes(),
+                &run_sha,
+            ));
+        }
         staged.push((rel, text.into_bytes()));
+    }
+    if journal.is_some() {
+        staged.push((
+            crate::journal::DATASET_JOURNAL.to_string(),
+            journal_text.into_bytes(),
+        ));
     }
     write_dataset(out, &staged)?;
     Ok(staged.len())

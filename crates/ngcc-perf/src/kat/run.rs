@@ -6,11 +6,17 @@ use crate::candidate::{Api, Candidate, Instance};
 use crate::child::protocol::{KatEnd, KatJob, KatOutput, Limits, Request};
 use crate::dataset::schema::{BuildEntry, KatStatus};
 use crate::rundir::RunDir;
+use crate::sandbox::jail::ingest;
 use crate::sandbox::{self, Exit, Spec};
 use crate::util::{atomic_write, sha256_file};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Folder of the KAT files in a KAT job's scratch folder.
+pub const KATGEN: &str = "katgen";
+/// Most bytes of KAT text one job may leave (the hash KATs' 2^33-bit file is large).
+pub const KAT_CAP: u64 = 8 << 30;
 
 #[derive(Debug, Clone)]
 pub struct KatOptions {
@@ -66,22 +72,33 @@ pub fn run_kat(
     let _ = std::fs::remove_dir_all(&out_dir);
     std::fs::create_dir_all(&out_dir)?;
     let count = inst.kat_count.unwrap_or(10);
-    let job = kat_job(cand, inst, library.clone(), out_dir.clone(), opts);
+    // The child writes into its scratch folder; the files are copied out of the jail and
+    // judged here.
+    let scratch = run.scratch(&format!("kat-{}-{}", cand.id, inst.label))?;
+    let job = kat_job(cand, inst, library.clone(), scratch.join(KATGEN), opts);
     let spec = Spec {
-        workdir: run.scratch(&format!("kat-{}-{}", cand.id, inst.label))?,
+        workdir: scratch.clone(),
         timeout: opts.timeout,
     };
     let outcome = sandbox::run(&spec, &Request::Kat(job))?;
-    let output: Option<KatOutput> = sandbox::parse_result(&outcome).ok();
+    let mut output: Option<KatOutput> = sandbox::parse_result(&outcome).ok();
+    let (copied, _) = ingest::copy_out(&scratch.join(KATGEN), &out_dir, KAT_CAP)?;
+    if let Some(o) = output.as_mut() {
+        o.files.retain(|f| copied.contains(f));
+    }
     let (end, mut detail) = match (&outcome.exit, &output) {
         (Exit::Timeout, _) => (
             KatEnd::Failed(KatStatus::Timeout),
             Some(format!("no result within {} s", opts.timeout.as_secs())),
         ),
+        (_, None) if outcome.unexpected.is_some() || outcome.jail_error.is_some() => {
+            (KatEnd::Failed(KatStatus::Crash), outcome.failure_text())
+        }
         (Exit::Signal(s), _) => (
             KatEnd::Failed(KatStatus::Crash),
             outcome.failure_text().or(Some(format!("signal {s}"))),
         ),
+        // A status the child admits (a failure) is recorded; "ok" only means: judge the files.
         (_, Some(o)) => (o.status.clone(), o.detail.clone()),
         (Exit::Code(_), None) => (
             KatEnd::Failed(KatStatus::Crash),
@@ -132,11 +149,7 @@ pub fn run_kat(
         records: output.as_ref().map(|o| o.records).unwrap_or(0),
         files: &files,
         notes: &notes,
-        sandbox: output
-            .as_ref()
-            .map(|o| o.sandbox.as_str())
-            .or(outcome.sandbox.as_deref())
-            .unwrap_or(""),
+        sandbox: outcome.sandbox.as_deref().unwrap_or(""),
         status: status.as_str(),
         detail: detail.as_deref(),
     });

@@ -207,15 +207,29 @@ fn relink_checked(ctx: &MeasureCtx, s: &Selected, e: &BuildEntry) -> Result<Reli
         quick: true,
         ..settings.kat_options()
     };
-    let job = crate::kat::run::kat_job(&s.cand, &s.inst, r.library.clone(), out_dir.clone(), &opts);
+    let name = format!("profkat-{}-{}", s.cand.id, s.inst.label);
+    let scratch = run
+        .scratch(&name)
+        .map_err(|x| fail(format!("{x:#}"), String::new()))?;
+    let job = crate::kat::run::kat_job(
+        &s.cand,
+        &s.inst,
+        r.library.clone(),
+        scratch.join(crate::kat::run::KATGEN),
+        &opts,
+    );
     let spec = Spec {
-        workdir: run
-            .scratch(&format!("profkat-{}-{}", s.cand.id, s.inst.label))
-            .map_err(|x| fail(format!("{x:#}"), String::new()))?,
+        workdir: scratch.clone(),
         timeout: settings.kat_timeout,
     };
     let outcome = sandbox::run(&spec, &Request::Kat(job))
         .map_err(|x| fail(format!("{x:#}"), String::new()))?;
+    crate::sandbox::jail::ingest::copy_out(
+        &scratch.join(crate::kat::run::KATGEN),
+        &out_dir,
+        crate::kat::run::KAT_CAP,
+    )
+    .map_err(|x| fail(format!("{x:#}"), String::new()))?;
     let status = sandbox::parse_result::<KatOutput>(&outcome)
         .map(|o| o.status.to_string())
         .unwrap_or_else(|_| outcome.failure_text().unwrap_or_else(|| "no result".into()));
