@@ -8,7 +8,7 @@ pub mod sources;
 
 use crate::campaign::rundir::{BuildState, RunDir};
 use crate::candidate::{Candidate, Instance};
-use crate::dataset::schema::{BuildEntry, SourceFile};
+use crate::dataset::schema::{BuildEntry, HelperFile, HelperOrigin, SourceFile};
 use crate::util::sha256_file;
 use anyhow::Result;
 use flags::FlagSet;
@@ -77,9 +77,14 @@ pub fn build_instance(
     };
     entry.sources = list_sources()?;
     let _ = std::fs::remove_file(&paths.log);
+    if flag_set == FlagSet::Guide {
+        // A fresh guide attempt: an older attempt's kept log no longer applies.
+        let _ = std::fs::remove_file(&paths.guide_log);
+    }
     let built = instance::compile_and_link(&plan, &paths)?;
     // Generated sources exist only now; list them too.
     entry.sources = list_sources()?;
+    entry.helpers = helper_files(cand, run, &plan.helpers)?;
     if built.ok {
         entry.build_status = Some("built".into());
         entry.kat = KAT_PENDING.into();
@@ -139,9 +144,13 @@ pub fn fallback(
     guide: &BuildEntry,
     guide_result: &str,
 ) -> Result<(BuildEntry, bool)> {
+    // Keep the guide attempt's log: it says why the guide flags were not used.
+    let paths = Paths::new(&run.root, &cand.id, &inst.label);
+    let kept = std::fs::rename(&paths.log, &paths.guide_log).is_ok() || paths.guide_log.is_file();
     let (mut entry, _) = build_instance(run, cand, inst, FlagSet::HarnessDefault, None)?;
     entry.guide_result = Some(guide_result.to_string());
     entry.guide_cache_key = guide.cache_key.clone();
+    entry.guide_build_log = kept.then(|| run.rel(&paths.guide_log));
     if entry.build_error.is_none()
         && guide.build_error.is_some()
         && entry.build_status.as_deref() != Some("built")
@@ -154,7 +163,36 @@ pub fn fallback(
 fn keep_guide(mut entry: BuildEntry, prev: &BuildEntry) -> BuildEntry {
     entry.guide_result = prev.guide_result.clone();
     entry.guide_cache_key = prev.guide_cache_key.clone();
+    entry.guide_build_log = prev.guide_build_log.clone();
     entry
+}
+
+/// The helper files of a plan as build.json records them, with their hashes.
+fn helper_files(
+    cand: &Candidate,
+    run: &RunDir,
+    helpers: &[(HelperOrigin, std::path::PathBuf)],
+) -> Result<Vec<HelperFile>> {
+    helpers
+        .iter()
+        .map(|(origin, path)| {
+            let name = path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let shown = match origin {
+                HelperOrigin::Embedded => format!("csrc/iccs/{name}"),
+                _ => portable(cand, run, path),
+            };
+            Ok(HelperFile {
+                name,
+                origin: *origin,
+                path: shown,
+                sha256: sha256_file(path)?,
+            })
+        })
+        .collect()
 }
 
 /// Source paths as recorded: `${PQCLEAN}/…`, relative to the run or candidate, never $HOME.
@@ -166,6 +204,12 @@ fn portable(cand: &Candidate, run: &RunDir, path: &Path) -> String {
     }
     if let Ok(rest) = path.strip_prefix(&run.root) {
         return rest.display().to_string();
+    }
+    if let Some(rest) = cand
+        .package_dir()
+        .and_then(|p| path.strip_prefix(p).ok().map(Path::to_path_buf))
+    {
+        return format!("${{PACKAGE}}/{}", rest.display());
     }
     if let Ok(rest) = path.strip_prefix(&cand.root) {
         return format!("{}/{}", cand.id, rest.display());

@@ -18,6 +18,28 @@ fn excluded(name: &str) -> bool {
     .is_match(name)
 }
 
+/// Folders whose files are never library code: tests, KAT drivers, benchmarks, examples.
+fn excluded_dir(name: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)^(tests?|testing|kats?|bench|benchmarks?|speed|examples?|demos?)$")
+            .expect("valid regex")
+    })
+    .is_match(name)
+}
+
+/// A file below the instance folder that the exclusion rule drops: by its name, or by a
+/// folder on its way (`src/KAT/KAT_KEM.c`, `src/tests/t.c`).
+pub fn excluded_path(rel: &std::path::Path) -> bool {
+    let name = rel.file_name().unwrap_or_default().to_string_lossy();
+    excluded(&name)
+        || rel
+            .parent()
+            .into_iter()
+            .flat_map(|p| p.components())
+            .any(|c| excluded_dir(&c.as_os_str().to_string_lossy()))
+}
+
 #[derive(Debug, Clone)]
 pub struct SourceSet {
     pub dir: PathBuf,
@@ -25,7 +47,11 @@ pub struct SourceSet {
     pub includes: Vec<PathBuf>,
 }
 
-pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
+/// What must exist before a campaign starts (else bad input, exit 2): the source folder,
+/// every extra source and every include folder. Anything else wrong with the sources (no C
+/// file, a pattern matching nothing, a file resolving outside the folder) fails that
+/// instance's build only.
+pub fn check_paths(cand: &Candidate, inst: &Instance) -> Result<()> {
     let dir = cand.instance_dir(inst)?;
     if !dir.is_dir() {
         bail!(
@@ -33,33 +59,6 @@ pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
             inst.label,
             dir.display()
         );
-    }
-    let default_globs = inst.sources.is_empty();
-    let globs: Vec<String> = if default_globs {
-        vec!["*.c".into(), "*.S".into()]
-    } else {
-        inst.sources.clone()
-    };
-    let mut sources = Vec::new();
-    for pattern in &globs {
-        let full = dir.join(pattern);
-        let mut matched: Vec<PathBuf> = glob::glob(&full.to_string_lossy())
-            .with_context(|| format!("instance {}: bad source pattern {pattern:?}", inst.label))?
-            .filter_map(|p| p.ok())
-            .filter(|p| p.is_file())
-            .filter(|p| {
-                !default_globs || !excluded(&p.file_name().unwrap_or_default().to_string_lossy())
-            })
-            .collect();
-        matched.sort();
-        if matched.is_empty() && !default_globs {
-            bail!(
-                "instance {}: source pattern {pattern:?} matches no file in {}",
-                inst.label,
-                dir.display()
-            );
-        }
-        sources.extend(matched);
     }
     for extra in &inst.extra_sources {
         let path = cand.resolve(&cand.root, extra)?;
@@ -70,19 +69,19 @@ pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
                 path.display()
             );
         }
-        sources.push(path);
     }
-    if sources.is_empty() {
-        bail!("instance {}: no C sources in {}", inst.label, dir.display());
-    }
-    let include_specs = if inst.include.is_empty() {
+    includes(cand, inst, &dir).map(|_| ())
+}
+
+fn includes(cand: &Candidate, inst: &Instance, dir: &std::path::Path) -> Result<Vec<PathBuf>> {
+    let specs = if inst.include.is_empty() {
         vec![".".to_string()]
     } else {
         inst.include.clone()
     };
-    let mut includes = Vec::new();
-    for spec in &include_specs {
-        let path = cand.resolve(&dir, spec)?;
+    let mut out = Vec::new();
+    for spec in &specs {
+        let path = cand.resolve(dir, spec)?;
         if !path.is_dir() {
             bail!(
                 "instance {}: include folder {} does not exist",
@@ -90,8 +89,64 @@ pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
                 path.display()
             );
         }
-        includes.push(path);
+        out.push(path);
     }
+    Ok(out)
+}
+
+/// The instance's files: `sources` globs (default `*.c`, `*.S`) relative to `dir`, minus the
+/// exclusion rule (always, also for explicit patterns), then `extra_sources` as given.
+pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
+    check_paths(cand, inst)?;
+    let dir = cand.instance_dir(inst)?;
+    let real_dir = dir
+        .canonicalize()
+        .with_context(|| format!("instance {}: {}", inst.label, dir.display()))?;
+    let default_globs = inst.sources.is_empty();
+    let globs: Vec<String> = if default_globs {
+        vec!["*.c".into(), "*.S".into()]
+    } else {
+        inst.sources.clone()
+    };
+    // Folder names may hold glob characters; only the pattern part is a pattern.
+    let base = glob::Pattern::escape(&dir.to_string_lossy());
+    let mut sources = Vec::new();
+    for pattern in &globs {
+        let full = format!("{base}/{pattern}");
+        let mut matched: Vec<PathBuf> = glob::glob(&full)
+            .with_context(|| format!("instance {}: bad source pattern {pattern:?}", inst.label))?
+            .filter_map(|p| p.ok())
+            .filter(|p| p.is_file())
+            .filter(|p| !excluded_path(p.strip_prefix(&dir).unwrap_or(p)))
+            .collect();
+        matched.sort();
+        if matched.is_empty() && !default_globs {
+            bail!(
+                "instance {}: source pattern {pattern:?} matches no file in {} (KAT drivers, mains, tests and benchmarks are never compiled)",
+                inst.label,
+                dir.display()
+            );
+        }
+        for p in &matched {
+            let real = p.canonicalize()?;
+            if !real.starts_with(&real_dir) {
+                bail!(
+                    "instance {}: source {} resolves outside {} (use extra_sources for files elsewhere)",
+                    inst.label,
+                    p.display(),
+                    dir.display()
+                );
+            }
+        }
+        sources.extend(matched);
+    }
+    for extra in &inst.extra_sources {
+        sources.push(cand.resolve(&cand.root, extra)?);
+    }
+    if sources.is_empty() {
+        bail!("instance {}: no C sources in {}", inst.label, dir.display());
+    }
+    let includes = includes(cand, inst, &dir)?;
     Ok(SourceSet {
         dir,
         sources,
@@ -132,6 +187,23 @@ mod tests {
             "drng.c",
         ] {
             assert!(!super::excluded(name), "{name} should be kept");
+        }
+    }
+
+    #[test]
+    fn excluded_folders_on_the_way() {
+        use std::path::Path;
+        for rel in [
+            "src/KAT/KAT_KEM.c",
+            "src/tests/a.c",
+            "Test/x.c",
+            "bench/y.c",
+            "KAT_KEM.c",
+        ] {
+            assert!(super::excluded_path(Path::new(rel)), "{rel}");
+        }
+        for rel in ["src/api/kem.c", "src/backend/poly.c", "attest/x.c", "kem.c"] {
+            assert!(!super::excluded_path(Path::new(rel)), "{rel}");
         }
     }
 }

@@ -483,6 +483,7 @@ fn assemble(
         heap_peak_bytes: None,
         sandbox: Some(cal.sandbox.clone()).filter(|s| !s.is_empty()),
         skip_reason: None,
+        helpers: e.helpers.clone(),
     };
     Ok(Record {
         schema: SCHEMA,

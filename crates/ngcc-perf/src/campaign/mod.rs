@@ -178,10 +178,10 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
 }
 
 /// A source folder or file the manifest names but that is not there is bad input (exit 2,
-/// before any work), unlike code that does not compile (BUILDFAIL, the campaign goes on).
+/// before any work), unlike sources that do not make a library (BUILDFAIL of that instance).
 fn check_sources(selected: &[Selected]) -> Result<()> {
     for s in selected {
-        if let Err(e) = crate::build::sources::resolve(&s.cand, &s.inst) {
+        if let Err(e) = crate::build::sources::check_paths(&s.cand, &s.inst) {
             return Err(crate::util::Failure::usage(format!(
                 "{}: {e:#}",
                 s.cand.root.join("candidate.toml").display()

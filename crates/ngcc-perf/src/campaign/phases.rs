@@ -166,7 +166,11 @@ fn kat_with_fallback(
     let verdict = run_kat(run, &s.cand, &s.inst, &entry, opts)?;
     record_verdict(run, &mut entry, &verdict)?;
     state.put(&entry)?;
-    if entry.kat == "PASS" || entry.flags != build::flags::FlagSet::Guide.name() {
+    // A timeout is not a flag problem: the fallback would only wait as long again.
+    if entry.kat == "PASS"
+        || entry.kat == "TIMEOUT"
+        || entry.flags != build::flags::FlagSet::Guide.name()
+    {
         return Ok(entry);
     }
     let (mut fb, _) = build::fallback(run, &s.cand, &s.inst, &entry, &entry.kat.clone())?;
