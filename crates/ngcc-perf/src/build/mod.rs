@@ -183,7 +183,9 @@ fn helper_files(
                 .into_owned();
             let shown = match origin {
                 HelperOrigin::Embedded => format!("csrc/iccs/{name}"),
-                _ => portable(cand, run, path),
+                // The folder is the manifest's `iccs_helpers`; the hash says which file.
+                HelperOrigin::Official => format!("${{ICCS_HELPERS}}/{name}"),
+                HelperOrigin::Package => portable(cand, run, path),
             };
             Ok(HelperFile {
                 name,

@@ -189,8 +189,9 @@ pub struct HelperFile {
     /// File name: `drng.c`, `auxfunc.c` or (embedded only) `iccs_sm3.c`.
     pub name: String,
     pub origin: HelperOrigin,
-    /// As recorded for sources (`${PACKAGE}/…`, relative to the candidate, …); embedded
-    /// files are named by their place in the ngcc-perf sources (`csrc/iccs/drng.c`).
+    /// As recorded for sources (`${PACKAGE}/…`, relative to the candidate, …); official
+    /// files as `${ICCS_HELPERS}/drng.c` (the manifest's `iccs_helpers`); embedded files by
+    /// their place in the ngcc-perf sources (`csrc/iccs/drng.c`).
     pub path: String,
     pub sha256: String,
 }

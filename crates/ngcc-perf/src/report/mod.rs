@@ -4,9 +4,11 @@
 pub mod candidate_page;
 pub mod catalog;
 pub mod compare;
+pub mod compare_reference;
 pub mod format;
 pub mod method;
 pub mod model;
+pub mod reference_page;
 pub mod site;
 pub mod summary;
 pub mod survey;

@@ -572,14 +572,21 @@ impl CMake {
                     a.clone()
                 };
                 p.take_args(&words, &here, &from);
+                // Other flags go on as options: the target's flag sorting keeps or drops (and
+                // names) them.
+                let options: Vec<Item> = words
+                    .iter()
+                    .filter(|w| !w.starts_with("-D"))
+                    .map(|w| Item::new(w.clone(), from.clone()))
+                    .collect();
                 for (_, s, d) in self.targets.iter_mut() {
                     if *d == here {
                         s.defines.extend(p.defines.iter().cloned());
-                        s.options.extend(p.cflags.iter().cloned());
+                        s.options.extend(options.iter().cloned());
                     }
                 }
                 scope.defines.extend(p.defines);
-                scope.options.extend(p.cflags);
+                scope.options.extend(options);
             }
             "add_subdirectory" => {
                 if let Some(sub) = a.first() {

@@ -696,7 +696,8 @@ fn instance(package: &Path, folder: &Folder, kind: Kind, official: Option<&Path>
             .iter()
             .any(|(p, _)| p.file_name().is_some_and(|n| n == *name));
         let own = root.join(name);
-        if !have && chosen.is_some() && own.is_file() {
+        let added = !have && chosen.is_some() && own.is_file();
+        if added {
             sources.push((
                 own.clone(),
                 format!("the package's own {name}; not in {}", f.sources_why),
@@ -705,7 +706,7 @@ fn instance(package: &Path, folder: &Folder, kind: Kind, official: Option<&Path>
         let linked = sources
             .iter()
             .find(|(p, _)| p.file_name().is_some_and(|n| n == *name));
-        helper_notes.push(match (linked, official) {
+        let mut note = match (linked, official) {
             (Some((p, _)), Some(o)) => {
                 let same = sha256_file(p).ok() == sha256_file(&o.join(name)).ok();
                 format!(
@@ -720,7 +721,16 @@ fn instance(package: &Path, folder: &Folder, kind: Kind, official: Option<&Path>
             (Some(_), None) => format!("{name}: package"),
             (None, Some(o)) if o.join(name).is_file() => format!("{name}: official"),
             (None, _) => format!("{name}: embedded"),
-        });
+        };
+        if added {
+            let by = chosen
+                .as_ref()
+                .map_or("the build file", |(_, p, _)| p.name.as_str());
+            note.push_str(&format!(
+                " (not linked by {by}; linked so that no other {name} is)"
+            ));
+        }
+        helper_notes.push(note);
     }
     f.helpers = helper_notes.join(", ");
     // Write the sources: nothing when they are exactly the default glob.
