@@ -221,7 +221,7 @@ mod tests {
         );
         assert_eq!(p.ops.len(), 3);
         assert_eq!(p.ops[0].hash_share, Some(0.73));
-        assert_eq!(p.ops[0].drng_share, Some(0.026));
+        assert!((p.ops[0].drng_share.unwrap() - 0.026).abs() < 1e-12);
         assert_eq!(p.ops[1].mean_cycles, None);
         assert_eq!(p.ops[2].op_key, "hash_32");
         assert!(parse("# x\n").is_err());
