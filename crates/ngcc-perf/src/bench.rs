@@ -122,13 +122,10 @@ const LABEL: &str = "ml-kem-768-clean";
 fn overhead(args: OverheadArgs) -> Result<ExitCode> {
     let dir = std::path::absolute(&args.dir)?;
     let cands = dir.join("candidates");
-    crate::candidate::import::run(crate::candidate::import::ImportArgs {
-        source: "pqclean".into(),
-        dir: None,
-        out: cands.clone(),
-        all_impls: false,
-        family: vec!["ml-kem".into()],
-    })?;
+    crate::candidate::import::run(crate::candidate::import::ImportArgs::pqclean(
+        cands.clone(),
+        vec!["ml-kem".into()],
+    ))?;
     let run_path = dir.join("run");
     let mut settings = Settings {
         only: Some(LABEL.into()),

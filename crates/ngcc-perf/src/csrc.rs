@@ -21,6 +21,8 @@ pub const ICCS_SM3_H: &str = include_str!("../csrc/iccs/iccs_sm3.h");
 /// `iccs_sm3.c`: compiled into every library that gets our `auxfunc.c` or `drng.c`.
 pub const ICCS_SM3_C: &str = include_str!("../csrc/iccs/iccs_sm3.c");
 
+/// The timing program of `ngcc-perf iccs bench` (built against each set of ICCS helpers).
+pub const HELPERS_BENCH_C: &str = include_str!("../csrc/bench/helpers_bench.c");
 /// The minimal C timing loop `ngcc-perf bench overhead` compares the harness with.
 pub const BENCH_OVERHEAD_C: &str = include_str!("../csrc/bench/overhead.c");
 /// Profiling wrappers (`--wrap` targets, call table, tick source); includes the generated

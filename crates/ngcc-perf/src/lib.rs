@@ -17,7 +17,7 @@ pub mod journal;
 pub mod kat;
 pub mod measure;
 pub mod profile;
-pub(crate) mod report;
+pub mod report;
 pub(crate) mod rundir;
 pub(crate) mod samples;
 pub mod sandbox;

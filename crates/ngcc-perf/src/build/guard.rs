@@ -36,7 +36,7 @@ pub fn check_path(cand: &Candidate, what: &str, path: &Path) -> Result<(), Strin
         return Ok(());
     }
     Err(format!(
-        "{what} {} resolves to {}, outside the candidate's folder and the allowed source roots",
+        "{what} {} resolves to {}, outside the candidate's folder and the allowed source roots (--allow-source-root)",
         path.display(),
         canon.display()
     ))
@@ -176,6 +176,8 @@ mod tests {
             kind: crate::candidate::Kind::Kem,
             api: crate::candidate::Api::Nist,
             variant: None,
+            package: None,
+            iccs_helpers: None,
             instances: Vec::new(),
             root: std::env::temp_dir(),
         }

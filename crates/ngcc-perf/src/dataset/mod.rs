@@ -3,6 +3,6 @@
 
 pub(crate) mod catalog;
 pub(crate) mod catalog_init;
-pub(crate) mod load;
+pub mod load;
 pub(crate) mod publish;
 pub mod schema;

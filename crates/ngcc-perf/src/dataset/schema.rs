@@ -610,6 +610,47 @@ pub struct BuildEntry {
     /// The candidate's algorithm name (candidate.toml `algorithm`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub algorithm: Option<String>,
+    /// The guide-flag attempt's build log, kept when the harness defaults were used after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guide_build_log: Option<String>,
+    /// ICCS: the helper files (drng.c, auxfunc.c, …) linked into the library, and their origin.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub helpers: Vec<HelperFile>,
+}
+
+/// Where an ICCS helper file linked into a library came from.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum HelperOrigin {
+    /// The candidate's own file (among its sources).
+    Package,
+    /// The official ICCS API file from the candidate's `iccs_helpers` folder.
+    Official,
+    /// ngcc-perf's reimplementation (`csrc/iccs/`), bit-exact but faster.
+    Embedded,
+}
+
+impl HelperOrigin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HelperOrigin::Package => "package",
+            HelperOrigin::Official => "official",
+            HelperOrigin::Embedded => "embedded",
+        }
+    }
+}
+
+/// One ICCS helper file linked into a library.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct HelperFile {
+    /// File name: `drng.c`, `auxfunc.c` or (embedded only) `iccs_sm3.c`.
+    pub name: String,
+    pub origin: HelperOrigin,
+    /// As recorded for sources (`${PACKAGE}/…`, relative to the candidate, …); official
+    /// files as `${ICCS_HELPERS}/drng.c` (the manifest's `iccs_helpers`); embedded files by
+    /// their place in the ngcc-perf sources (`csrc/iccs/drng.c`).
+    pub path: String,
+    pub sha256: String,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
@@ -805,6 +846,9 @@ pub struct RecordExtra {
     /// The jail the record's processes ran in (the layers common to all of them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub containment: Option<Containment>,
+    /// ICCS helper files linked into the timed library (from build.json).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub helpers: Vec<HelperFile>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

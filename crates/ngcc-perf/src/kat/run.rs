@@ -1,7 +1,7 @@
 //! Running one instance's KAT in a sandboxed child and judging it.
 
 use super::log::{self, LogInput};
-use super::manifest::{LineMode, Manifest, digest};
+use crate::candidate::kat_manifest::{LineMode, Manifest, digest};
 use crate::candidate::{Api, Candidate, Instance};
 use crate::child::protocol::{KatEnd, KatJob, KatOutput, Limits, Request};
 use crate::dataset::schema::{BuildEntry, KatStatus};
@@ -55,8 +55,35 @@ pub fn kat_job(
         api: cand.api,
         rng: inst.kat_rng(),
         out_dir,
-        count: inst.kat_count.unwrap_or(10),
+        count: record_count(cand, inst),
         quick: opts.quick,
+    }
+}
+
+/// Records per ICCS KAT file: `kat_count` if set, else the `:N` of this label's manifest
+/// lines (a manifest hashed over N records wants a run of N), else the official 10.
+pub fn record_count(cand: &Candidate, inst: &Instance) -> u32 {
+    if let Some(n) = inst.kat_count {
+        return n;
+    }
+    let manifest = manifest_path(cand, inst)
+        .ok()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| Manifest::parse(&t).ok());
+    let counts: Vec<u32> = manifest
+        .iter()
+        .flat_map(|m| {
+            m.files_of(&inst.label)
+                .filter_map(|f| m.lookup(&inst.label, f))
+                .filter_map(|e| e.mode.records)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    match counts.first() {
+        // Lines that disagree cannot all be met: the judge then names the ones that differ.
+        Some(&n) if counts.iter().all(|&c| c == n) => n,
+        Some(&n) => counts.iter().copied().max().unwrap_or(n),
+        None => 10,
     }
 }
 
@@ -71,11 +98,11 @@ pub fn run_kat(
     let out_dir = run.katgen_dir(&cand.id, &inst.label);
     let _ = std::fs::remove_dir_all(&out_dir);
     std::fs::create_dir_all(&out_dir)?;
-    let count = inst.kat_count.unwrap_or(10);
     // The child writes into its scratch folder; the files are copied out of the jail and
     // judged here.
     let scratch = run.scratch(&format!("kat-{}-{}", cand.id, inst.label))?;
     let job = kat_job(cand, inst, library.clone(), scratch.join(KATGEN), opts);
+    let count = job.count;
     let spec = Spec {
         workdir: scratch.clone(),
         timeout: opts.timeout,

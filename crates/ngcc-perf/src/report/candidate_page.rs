@@ -236,6 +236,36 @@ fn kat_section(v: &View, cand: &str, labels: &[String], out: &mut Vec<String>) {
         out.push(format!("[{}] {cause}{extra}", i + 1));
         out.push(String::new());
     }
+    helpers_table(v, cand, labels, out);
+}
+
+/// Which ICCS helper files each library linked (ngcc-perf datasets record them; reference
+/// datasets do not, so their pages are unchanged).
+fn helpers_table(v: &View, cand: &str, labels: &[String], out: &mut Vec<String>) {
+    let entries: Vec<_> = labels
+        .iter()
+        .filter_map(|l| v.build_entry(cand, l))
+        .filter(|e| !e.helpers.is_empty())
+        .collect();
+    if entries.is_empty() {
+        return;
+    }
+    out.push("ICCS helper files linked into each library: the package's own (`package`), the official ICCS API files (`official`), or ngcc-perf's bit-exact but faster reimplementation (`embedded`).".into());
+    out.push(String::new());
+    out.push("| instance | file | origin | sha256 |".into());
+    out.push("|---|---|---|---|".into());
+    for e in &entries {
+        for h in &e.helpers {
+            out.push(format!(
+                "| `{}` | {} | {} | `{}` |",
+                e.label,
+                h.name,
+                h.origin.as_str(),
+                format::digest_prefix(&h.sha256)
+            ));
+        }
+    }
+    out.push(String::new());
 }
 
 fn n_text(r: &Record) -> String {

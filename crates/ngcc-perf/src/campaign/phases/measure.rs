@@ -332,6 +332,7 @@ fn assemble(ctx: &MeasureCtx, planned: &Planned, m: Measured) -> Record {
         sandbox: Some(cal.sandbox.clone()).filter(|s| !s.is_empty()),
         skip_reason: None,
         containment: common_containment(&processes, cal),
+        helpers: e.helpers.clone(),
     };
     Record {
         schema: SCHEMA,
