@@ -17,4 +17,5 @@ pub mod measure;
 pub mod profile;
 pub mod report;
 pub mod samples;
+pub mod slurm;
 pub mod util;

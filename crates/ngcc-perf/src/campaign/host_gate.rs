@@ -69,6 +69,10 @@ pub fn check(
         utc: utc_now_iso(),
         problems: problems.clone(),
         shard: shard.map(|(k, n)| format!("{k}/{n}")),
+        host: environment
+            .get("hostname")
+            .and_then(|v| v.as_str())
+            .map(str::to_string),
     });
     for p in &problems {
         if !c.host_problems.contains(p) {

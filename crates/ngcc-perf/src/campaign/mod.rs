@@ -10,6 +10,8 @@ pub mod profiling;
 pub mod progress;
 pub mod rundir;
 pub mod sandbox;
+pub mod seed;
+pub mod shard;
 
 use crate::candidate::{Candidate, Instance};
 use anyhow::Result;
@@ -47,7 +49,8 @@ pub struct CampaignArgs {
     #[arg(long, default_value_t = 900)]
     pub kat_timeout: u64,
     /// Benchmark CPU: every calibration and trial process is pinned to it
-    /// (default: the last online CPU, leaving CPU 0 to the system).
+    /// (default: the last CPU this process may run on, leaving CPU 0 to the system; under a
+    /// scheduler that binds the task to a core, that core).
     #[arg(long)]
     pub cpu: Option<u32>,
     /// Seconds of timed work per trial (fixed per run).
@@ -60,9 +63,23 @@ pub struct CampaignArgs {
     /// VM…). The problems are recorded in campaign.json and every record.
     #[arg(long)]
     pub allow_unfixed_host: bool,
-    /// Measure only shard K of N (1-based), e.g. `2/3`, for parallel runs on several cores.
-    #[arg(long, value_parser = parse_shard)]
+    /// Measure only shard K of N (1-based), e.g. `2/3`, for parallel runs on several cores;
+    /// `auto`: K and N from the scheduler (a Slurm job array task or a Kubernetes Indexed Job
+    /// pod; see `ngcc-perf slurm`). `{shard}` in --run is replaced by K.
+    #[arg(long = "shard", value_name = "K/N|auto", value_parser = shard::parse)]
+    pub shard_arg: Option<shard::ShardArg>,
+    /// With `--shard auto`: the number of shards N (required under Kubernetes; under Slurm it
+    /// makes K the array index itself, so one index can be resubmitted alone).
+    #[arg(long, value_name = "N")]
+    pub shard_count: Option<u32>,
+    /// The shard actually measured, resolved from --shard at start (not a flag).
+    #[arg(skip)]
     pub shard: Option<(u32, u32)>,
+    /// Start a new run directory from the shared build run BUILD (build and KAT done once,
+    /// before the shards): copies build.json, campaign.json, every KAT log and this shard's
+    /// libraries, objects and KAT output. Only calibrate, measure and profile may run.
+    #[arg(long, value_name = "BUILD")]
+    pub build_from: Option<PathBuf>,
     /// `kat_issues.csv` (`ID;Label;Action;Cause`): rows with action `exclude` are not timed.
     #[arg(long)]
     pub kat_issues: Option<PathBuf>,
@@ -80,22 +97,10 @@ pub struct CampaignArgs {
 /// Default RLIMIT_AS of candidate children, MiB.
 pub const DEFAULT_MEM_LIMIT_MIB: u64 = 16 << 10;
 
-fn parse_shard(s: &str) -> Result<(u32, u32), String> {
-    let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 1/3")?;
-    let k: u32 = k.parse().map_err(|_| "K is not a number")?;
-    let n: u32 = n.parse().map_err(|_| "N is not a number")?;
-    if k < 1 || k > n {
-        return Err(format!("shard {k}/{n}: need 1 <= K <= N"));
-    }
-    Ok((k, n))
-}
-
-/// The default benchmark CPU: the last one this process may use.
+/// The default benchmark CPU: the last one this process may run on (under a scheduler that
+/// binds tasks to cores, the task's own core).
 pub fn default_cpu() -> u32 {
-    let n = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    (n.saturating_sub(1)) as u32
+    shard::allowed_cpus().last().copied().unwrap_or(0)
 }
 
 impl CampaignArgs {
@@ -114,7 +119,10 @@ impl CampaignArgs {
             trial_target: 1.0,
             op_budget: 900.0,
             allow_unfixed_host: false,
+            shard_arg: None,
+            shard_count: None,
             shard: None,
+            build_from: None,
             kat_issues: None,
             measure_timeout: None,
             mem_limit: DEFAULT_MEM_LIMIT_MIB,
@@ -136,7 +144,9 @@ impl Selected {
 }
 
 pub fn run(args: CampaignArgs) -> Result<ExitCode> {
+    let args = shard::resolve(args)?;
     let phases = parse_phases(&args.phases)?;
+    seed::check_phases(&args, &phases)?;
     let mut cands = Vec::new();
     for dir in &args.candidates {
         cands.extend(crate::candidate::discover::load_all(dir)?);
@@ -147,6 +157,9 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
         check_sources(&selected)?;
     }
     let run = rundir::RunDir::open(&args.run)?;
+    if let Some(from) = &args.build_from {
+        seed::seed(&run, from, args.shard)?;
+    }
     phases::start(&run)?;
     for phase in phases {
         match phase {

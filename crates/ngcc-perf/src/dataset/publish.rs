@@ -124,6 +124,20 @@ fn absolute(p: &Path) -> Result<PathBuf> {
 /// Stages every file in memory, refuses on any remaining absolute path, then writes the
 /// dataset atomically. Returns the number of evidence files written.
 pub fn publish(run: &Path, system: &str, out: &Path) -> Result<usize> {
+    let mut staged = stage(run)?;
+    for (rel, bytes) in &mut staged {
+        if rel == "campaign.json" {
+            *bytes = with_system_id(&String::from_utf8_lossy(bytes), system)?.into_bytes();
+        }
+    }
+    refuse_absolute(&staged)?;
+    write_dataset(out, &staged)?;
+    Ok(staged.len())
+}
+
+/// A run's (or dataset's) evidence files in memory, sorted by relative path, with every path
+/// of this machine rewritten relative to the run (`publish` and `merge` share this).
+pub(crate) fn stage(run: &Path) -> Result<Vec<(String, Vec<u8>)>> {
     if !run.join("campaign.json").is_file() {
         return Err(Failure::usage(format!(
             "{} has no campaign.json: not a run directory",
@@ -157,22 +171,27 @@ pub fn publish(run: &Path, system: &str, out: &Path) -> Result<usize> {
         for p in &prefixes {
             text = relativize(&text, p);
         }
-        if rel == "campaign.json" {
-            text = with_system_id(&text, system)?;
-        }
+        staged.push((rel, text.into_bytes()));
+    }
+    Ok(staged)
+}
+
+/// Refuses (nothing written) when a staged file still holds a `/home/`, `/tmp/`, `/root/` or
+/// `/Users/` path.
+pub(crate) fn refuse_absolute(staged: &[(String, Vec<u8>)]) -> Result<()> {
+    for (rel, bytes) in staged {
+        let text = String::from_utf8_lossy(bytes);
         if let Some(bad) = FORBIDDEN.iter().find(|f| text.contains(**f)) {
             return Err(Failure::usage(format!(
                 "refusing to publish: {rel} still contains an absolute `{bad}` path after rewriting; nothing was written"
             )));
         }
-        staged.push((rel, text.into_bytes()));
     }
-    write_dataset(out, &staged)?;
-    Ok(staged.len())
+    Ok(())
 }
 
 /// campaign.json with `system_id`: kept if it matches, added (first) if absent.
-fn with_system_id(text: &str, system: &str) -> Result<String> {
+pub(crate) fn with_system_id(text: &str, system: &str) -> Result<String> {
     let value: Value = serde_json::from_str(text)
         .map_err(|e| Failure::usage(format!("campaign.json is not valid JSON: {e}")))?;
     let Value::Object(map) = value else {
@@ -196,7 +215,9 @@ fn is_empty_dir(p: &Path) -> bool {
     std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_none())
 }
 
-fn write_dataset(out: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
+/// Writes a dataset folder atomically (built beside it, then renamed), replacing only an empty
+/// folder or a dataset ngcc-perf wrote.
+pub(crate) fn write_dataset(out: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
     if out.exists() {
         if !out.is_dir() {
             return Err(Failure::usage(format!(

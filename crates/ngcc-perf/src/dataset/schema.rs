@@ -59,6 +59,27 @@ pub struct Campaign {
     /// Instances not measured, with the reason (`<cand>/<label>` → reason).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub skipped: Map<String, Value>,
+    /// Written by `merge`: the run directories (or datasets) this dataset was merged from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<MergedPart>,
+}
+
+/// One input of `merge`: which shards it measured, on which hosts, and when.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct MergedPart {
+    /// The input folder's name (`shard-2`), not its path on the machine that merged.
+    pub source: String,
+    /// Shards (`K/N`) of its host checks; empty for a run that was not sharded.
+    pub shards: Vec<String>,
+    /// Host names of its host checks and records.
+    pub hosts: Vec<String>,
+    /// Its first host check (when its measuring began), else its campaign start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_utc: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_utc: Option<String>,
+    pub records: usize,
+    pub profiles: usize,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default)]
@@ -69,6 +90,10 @@ pub struct HostCheck {
     pub problems: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    // --- ngcc-perf additions ---
+    /// Host name of the machine checked (shards of one campaign run on several).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
