@@ -45,6 +45,10 @@ pub enum Cmd {
     Kat(crate::kat::KatArgs),
     /// Copy a run's evidence into a publishable dataset with relative paths.
     Publish(crate::dataset::publish::PublishArgs),
+    /// One dataset from the shards of one campaign (run directories or datasets).
+    Merge(crate::dataset::merge::MergeArgs),
+    /// Print a Slurm driver script: build/KAT once, an array of measuring shards, the merge.
+    Slurm(crate::slurm::SlurmArgs),
     /// Render the Markdown pages of a dataset (or check them byte for byte).
     Report(crate::report::ReportArgs),
     /// Write a static HTML site (index, summaries, candidate pages, charts) from datasets.
@@ -106,6 +110,8 @@ pub fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Cmd::Check(a) => crate::measure::host::run_check(a),
         Cmd::Kat(a) => crate::kat::run(a),
         Cmd::Publish(a) => crate::dataset::publish::run(a),
+        Cmd::Merge(a) => crate::dataset::merge::run(a),
+        Cmd::Slurm(a) => crate::slurm::run(a),
         Cmd::Report(a) => crate::report::run(a),
         Cmd::Site(a) => crate::report::site::run(a),
         Cmd::Compare(a) => crate::report::compare::run(a),

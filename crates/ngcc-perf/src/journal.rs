@@ -145,21 +145,31 @@ pub fn run_hashes(run: &Path) -> Result<Option<BTreeMap<String, String>>> {
     }
 }
 
-/// One line of a dataset journal: the published file, its hash, and its run file's hash.
-pub fn dataset_line(rel: &str, published: &[u8], run_sha: &str) -> String {
-    format!(
-        "{} {} run={run_sha}\n",
-        sha256_hex(published),
-        rel.replace(' ', "%20")
-    )
+/// One line of a dataset journal: the published file's sha256 and the sha256 of the run
+/// file it came from (`merged:<a>+<b>…` for a file `merge` made from several inputs' files).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DatasetLine {
+    pub sha256: String,
+    pub run: String,
 }
 
-pub fn dataset_header() -> String {
-    format!("{HEADER} (dataset)\n")
+/// The dataset journal of `files` (relative path, published bytes); `run_of` gives each
+/// file's run hash.
+pub fn dataset_text(files: &[(String, Vec<u8>)], run_of: &dyn Fn(&str) -> String) -> String {
+    let mut text = format!("{HEADER} (dataset)\n");
+    for (rel, bytes) in files {
+        text.push_str(&format!(
+            "{} {} run={}\n",
+            sha256_hex(bytes),
+            rel.replace(' ', "%20"),
+            run_of(rel)
+        ));
+    }
+    text
 }
 
-/// Parses a dataset journal: path → published sha256.
-pub fn parse_dataset(text: &str) -> Result<BTreeMap<String, String>> {
+/// Parses a dataset journal: path → its line.
+pub fn parse_dataset(text: &str) -> Result<BTreeMap<String, DatasetLine>> {
     let mut lines = text.lines();
     if lines.next() != Some(&format!("{HEADER} (dataset)")[..]) {
         bail!("not an ngcc-perf dataset journal");
@@ -170,12 +180,29 @@ pub fn parse_dataset(text: &str) -> Result<BTreeMap<String, String>> {
         let [sha, path, run] = f[..] else {
             bail!("line {}: expected `<sha256> <path> run=<sha256>`", n + 2);
         };
-        if !run.starts_with("run=") || sha.len() != 64 {
+        let Some(run) = run.strip_prefix("run=").filter(|_| sha.len() == 64) else {
             bail!("line {}: malformed", n + 2);
-        }
-        out.insert(path.replace("%20", " "), sha.to_string());
+        };
+        out.insert(
+            path.replace("%20", " "),
+            DatasetLine {
+                sha256: sha.to_string(),
+                run: run.to_string(),
+            },
+        );
     }
     Ok(out)
+}
+
+/// The dataset journal of the dataset `root`, if it has one.
+pub fn dataset_hashes(root: &Path) -> Result<Option<BTreeMap<String, DatasetLine>>> {
+    let path = root.join(DATASET_JOURNAL);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(Some(
+            parse_dataset(&text).with_context(|| path.display().to_string())?,
+        )),
+        Err(_) => Ok(None),
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 pub(crate) mod bench;
 pub(crate) mod build;
-pub(crate) mod campaign;
+pub mod campaign;
 pub mod candidate;
 pub mod child;
 pub mod cli;
@@ -18,8 +18,9 @@ pub mod kat;
 pub mod measure;
 pub mod profile;
 pub mod report;
-pub(crate) mod rundir;
+pub mod rundir;
 pub(crate) mod samples;
 pub mod sandbox;
+pub(crate) mod slurm;
 pub mod util;
 pub(crate) mod validate;

@@ -194,7 +194,8 @@ fn check_journal(root: &Path, problems: &mut Vec<String>) {
             return;
         }
     };
-    for (rel, want) in &listed {
+    for (rel, line) in &listed {
+        let want = &line.sha256;
         match std::fs::read(root.join(rel)) {
             Err(_) => problems.push(format!("{rel}: listed in the journal but missing")),
             Ok(b) if crate::util::sha256_hex(&b) != *want => problems.push(format!(

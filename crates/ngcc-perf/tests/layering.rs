@@ -30,7 +30,7 @@ const LAYERS: &[&[&str]] = &[
     // The campaign: settings, selection, host gate, one driver per phase.
     &["campaign"],
     // Commands built on all of the above.
-    &["bench", "validate", "demo", "iccs"],
+    &["bench", "validate", "demo", "iccs", "slurm"],
     &["cli"],
 ];
 

@@ -2,13 +2,15 @@
 //! wrote, writes its own files atomically and skips work already done, so a killed campaign
 //! resumes where it stopped.
 
-pub mod context;
-pub mod host_gate;
-pub mod jail_gate;
-pub mod measurable;
-pub mod phases;
-pub mod select;
-pub mod settings;
+pub(crate) mod context;
+pub(crate) mod host_gate;
+pub(crate) mod jail_gate;
+pub(crate) mod measurable;
+pub(crate) mod phases;
+pub(crate) mod seed;
+pub(crate) mod select;
+pub(crate) mod settings;
+pub mod shard;
 
 use crate::dataset::schema::KatStatus;
 use crate::rundir;
@@ -37,6 +39,9 @@ pub fn execute(settings: &Settings) -> Result<ExitCode> {
     crate::build::guard::set_roots(&roots);
     crate::build::bounded::set_timeout(settings.build_timeout_s);
     let run = rundir::RunDir::open(&settings.run)?;
+    if let Some(from) = &settings.build_from {
+        seed::seed(&run, from, settings.shard)?;
+    }
     phases::start(&run)?;
     // Candidate code runs in every phase but build: check the jail first.
     if let Some(first) = settings.phases.iter().find(|p| **p != Phase::Build) {

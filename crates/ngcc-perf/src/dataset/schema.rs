@@ -462,6 +462,28 @@ impl HostEnv {
     pub fn is_empty(&self) -> bool {
         *self == HostEnv::default()
     }
+
+    /// What decides whether numbers from two hosts can be compared (CPU, clock settings,
+    /// kernel, compiler, counter), by JSON name; `merge` wants them equal on every shard
+    /// (the counter's rate, `counter_hz`, within a tolerance).
+    pub fn comparability(&self) -> [(&'static str, Option<Value>); 14] {
+        [
+            ("architecture", self.architecture.json()),
+            ("cpu_model", self.cpu_model.json()),
+            ("virtualized", self.virtualized.json()),
+            ("kernel", self.kernel.json()),
+            ("compiler", self.compiler.json()),
+            ("counter", self.counter.json()),
+            ("core_clock_mhz", self.core_clock_mhz.json()),
+            ("cpufreq_governor", self.cpufreq_governor.json()),
+            ("cpufreq_driver", self.cpufreq_driver.json()),
+            ("cpufreq_min_khz", self.cpufreq_min_khz.json()),
+            ("cpufreq_max_khz", self.cpufreq_max_khz.json()),
+            ("intel_pstate_no_turbo", self.intel_pstate_no_turbo.json()),
+            ("cpufreq_boost", self.cpufreq_boost.json()),
+            ("smt_control", self.smt_control.json()),
+        ]
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -518,6 +540,27 @@ pub struct Campaign {
     /// True when a phase ran candidate code without any containment (`--allow-uncontained`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub allow_uncontained: bool,
+    /// Written by `merge`: the run directories (or datasets) this dataset was merged from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<MergedPart>,
+}
+
+/// One input of `merge`: which shards it measured, on which hosts, and when.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct MergedPart {
+    /// The input folder's name (`shard-2`), not its path on the machine that merged.
+    pub source: String,
+    /// Shards (`K/N`) of its host checks; empty for a run that was not sharded.
+    pub shards: Vec<String>,
+    /// Host names of its host checks and records.
+    pub hosts: Vec<String>,
+    /// Its first host check (when its measuring began), else its campaign start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_utc: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_utc: Option<String>,
+    pub records: usize,
+    pub profiles: usize,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default)]
@@ -528,6 +571,10 @@ pub struct HostCheck {
     pub problems: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    // --- ngcc-perf additions ---
+    /// Host name of the machine checked (shards of one campaign run on several).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
