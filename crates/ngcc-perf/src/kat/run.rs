@@ -7,16 +7,16 @@ use crate::child::protocol::{KatEnd, KatJob, KatOutput, Limits, Request};
 use crate::dataset::schema::{BuildEntry, KatStatus};
 use crate::rundir::RunDir;
 use crate::sandbox::jail::ingest;
-use crate::sandbox::{self, Exit, Spec};
+use crate::sandbox::{self, Exit, Outcome, Spec};
 use crate::util::{atomic_write, sha256_file};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Folder of the KAT files in a KAT job's scratch folder.
-pub const KATGEN: &str = "katgen";
+const KATGEN: &str = "katgen";
 /// Most bytes of KAT text one job may leave (the hash KATs' 2^33-bit file is large).
-pub const KAT_CAP: u64 = 8 << 30;
+const KAT_CAP: u64 = 8 << 30;
 
 #[derive(Debug, Clone)]
 pub struct KatOptions {
@@ -34,9 +34,8 @@ pub struct Verdict {
     pub instance: Option<String>,
 }
 
-/// The child job that writes one instance's KAT text into `out_dir` (also used by the profile
-/// phase to compare a relinked library's output with the timed one's).
-pub fn kat_job(
+/// The child job that writes one instance's KAT text into `out_dir`.
+fn kat_job(
     cand: &Candidate,
     inst: &Instance,
     library: PathBuf,
@@ -58,6 +57,37 @@ pub fn kat_job(
         count: record_count(cand, inst),
         quick: opts.quick,
     }
+}
+
+/// One KAT job of `library` in the jail: the child writes into its scratch folder
+/// (`RUN/scratch/<name>`), and the files are copied out of the jail into `out_dir` (emptied
+/// first), to be judged here. Returns the outcome, the child's output (listing only the files
+/// copied out) and the records per file asked for.
+pub fn run_job(
+    run: &RunDir,
+    name: &str,
+    cand: &Candidate,
+    inst: &Instance,
+    library: PathBuf,
+    opts: &KatOptions,
+    out_dir: &Path,
+) -> Result<(Outcome, Option<KatOutput>, u32)> {
+    let _ = std::fs::remove_dir_all(out_dir);
+    std::fs::create_dir_all(out_dir)?;
+    let scratch = run.scratch(name)?;
+    let job = kat_job(cand, inst, library, scratch.join(KATGEN), opts);
+    let count = job.count;
+    let spec = Spec {
+        workdir: scratch.clone(),
+        timeout: opts.timeout,
+    };
+    let outcome = sandbox::run(&spec, &Request::Kat(job))?;
+    let mut output: Option<KatOutput> = sandbox::parse_result(&outcome).ok();
+    let (copied, _) = ingest::copy_out(&scratch.join(KATGEN), out_dir, KAT_CAP)?;
+    if let Some(o) = output.as_mut() {
+        o.files.retain(|f| copied.contains(f));
+    }
+    Ok((outcome, output, count))
 }
 
 /// Records per ICCS KAT file: `kat_count` if set, else the `:N` of this label's manifest
@@ -96,23 +126,9 @@ pub fn run_kat(
 ) -> Result<Verdict> {
     let library = run.path(entry.library.as_deref().unwrap_or_default());
     let out_dir = run.katgen_dir(&cand.id, &inst.label);
-    let _ = std::fs::remove_dir_all(&out_dir);
-    std::fs::create_dir_all(&out_dir)?;
-    // The child writes into its scratch folder; the files are copied out of the jail and
-    // judged here.
-    let scratch = run.scratch(&format!("kat-{}-{}", cand.id, inst.label))?;
-    let job = kat_job(cand, inst, library.clone(), scratch.join(KATGEN), opts);
-    let count = job.count;
-    let spec = Spec {
-        workdir: scratch.clone(),
-        timeout: opts.timeout,
-    };
-    let outcome = sandbox::run(&spec, &Request::Kat(job))?;
-    let mut output: Option<KatOutput> = sandbox::parse_result(&outcome).ok();
-    let (copied, _) = ingest::copy_out(&scratch.join(KATGEN), &out_dir, KAT_CAP)?;
-    if let Some(o) = output.as_mut() {
-        o.files.retain(|f| copied.contains(f));
-    }
+    let name = format!("kat-{}-{}", cand.id, inst.label);
+    let (outcome, output, count) =
+        run_job(run, &name, cand, inst, library.clone(), opts, &out_dir)?;
     let (end, mut detail) = match (&outcome.exit, &output) {
         (Exit::Timeout, _) => (
             KatEnd::Failed(KatStatus::Timeout),

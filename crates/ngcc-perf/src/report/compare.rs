@@ -346,29 +346,8 @@ pub fn text(c: &Comparison, a_name: &str, b_name: &str) -> String {
         metric_text(&c.metric)
     );
     let rows: Vec<[String; 10]> = c.rows.iter().map(|r| row_cells(c, r)).collect();
-    let mut widths: Vec<usize> = HEAD.iter().map(|h| h.chars().count()).collect();
-    for r in &rows {
-        for (w, cell) in widths.iter_mut().zip(r) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |cells: &[String]| {
-        let mut l = String::new();
-        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
-            if i > 0 {
-                l.push_str("  ");
-            }
-            l.push_str(cell);
-            if i + 1 < cells.len() {
-                l.push_str(&" ".repeat(w - cell.chars().count()));
-            }
-        }
-        l.trim_end().to_string()
-    };
-    let head: Vec<String> = HEAD.iter().map(|h| h.to_string()).collect();
-    let _ = writeln!(out, "{}", line(&head));
-    for r in &rows {
-        let _ = writeln!(out, "{}", line(r));
+    for l in crate::util::columns(&HEAD, &rows) {
+        let _ = writeln!(out, "{l}");
     }
     for (what, list) in [
         ("only in A", &c.only_a),

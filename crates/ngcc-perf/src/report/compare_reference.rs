@@ -226,28 +226,8 @@ pub fn text(c: &Comparison, page_name: &str, ds_name: &str) -> String {
             ]
         })
         .collect();
-    let mut widths: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
-    for r in &rows {
-        for (w, cell) in widths.iter_mut().zip(r) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |cells: &[String]| {
-        let mut l = String::new();
-        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
-            if i > 0 {
-                l.push_str("  ");
-            }
-            l.push_str(cell);
-            if i + 1 < cells.len() {
-                l.push_str(&" ".repeat(w - cell.chars().count()));
-            }
-        }
-        l.trim_end().to_string()
-    };
-    let _ = writeln!(out, "{}", line(&head.map(String::from)));
-    for r in &rows {
-        let _ = writeln!(out, "{}", line(r));
+    for l in crate::util::columns(&head, &rows) {
+        let _ = writeln!(out, "{l}");
     }
     if !c.not_measured.is_empty() {
         let _ = writeln!(out, "not measured by us: {}", c.not_measured.join(", "));

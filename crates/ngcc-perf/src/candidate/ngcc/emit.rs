@@ -35,13 +35,9 @@ fn list(out: &mut String, key: &str, items: &[Noted]) {
     let _ = writeln!(out, "]");
 }
 
-pub fn manifest(imp: &Imported) -> String {
-    let mut out = String::new();
-    for h in &imp.header {
-        comment_lines(&mut out, "", h);
-    }
-    let all_problems: Vec<String> = imp
-        .problems
+/// The import's problems, then each instance's (prefixed with its label).
+fn all_problems(imp: &Imported) -> Vec<String> {
+    imp.problems
         .iter()
         .cloned()
         .chain(
@@ -49,7 +45,15 @@ pub fn manifest(imp: &Imported) -> String {
                 .iter()
                 .flat_map(|f| f.problems.iter().map(move |p| format!("{}: {p}", f.label))),
         )
-        .collect();
+        .collect()
+}
+
+pub fn manifest(imp: &Imported) -> String {
+    let mut out = String::new();
+    for h in &imp.header {
+        comment_lines(&mut out, "", h);
+    }
+    let all_problems = all_problems(imp);
     if all_problems.is_empty() {
         let _ = writeln!(out, "# Problems: none.");
     } else {
@@ -199,25 +203,6 @@ pub fn table(imp: &Imported) -> String {
             ]
         })
         .collect();
-    let mut widths: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
-    for r in &rows {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let line = |cells: &[String]| -> String {
-        let mut l = String::new();
-        for (k, (c, w)) in cells.iter().zip(&widths).enumerate() {
-            if k > 0 {
-                l.push_str("  ");
-            }
-            l.push_str(c);
-            if k + 1 < cells.len() {
-                l.push_str(&" ".repeat(w - c.chars().count()));
-            }
-        }
-        l.trim_end().to_string()
-    };
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -227,20 +212,10 @@ pub fn table(imp: &Imported) -> String {
         imp.cand.kind.as_str(),
         imp.found.len()
     );
-    let _ = writeln!(out, "{}", line(&head.map(String::from)));
-    for r in &rows {
-        let _ = writeln!(out, "{}", line(r));
+    for l in crate::util::columns(&head, &rows) {
+        let _ = writeln!(out, "{l}");
     }
-    let problems: Vec<String> = imp
-        .problems
-        .iter()
-        .cloned()
-        .chain(
-            imp.found
-                .iter()
-                .flat_map(|f| f.problems.iter().map(move |p| format!("{}: {p}", f.label))),
-        )
-        .collect();
+    let problems = all_problems(imp);
     if problems.is_empty() {
         let _ = writeln!(out, "problems: none");
     } else {
