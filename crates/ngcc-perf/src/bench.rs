@@ -24,6 +24,18 @@ pub struct BenchArgs {
 pub enum BenchCmd {
     /// Harness vs a minimal C loop on ML-KEM-768 clean enc (same library and counter).
     Overhead(OverheadArgs),
+    /// Start cost of one jailed child: empty jobs with every layer, with none, and a bare exec.
+    Jail(JailArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct JailArgs {
+    /// Children per variant.
+    #[arg(long, default_value_t = 200)]
+    pub count: usize,
+    /// Work folder (the children's scratch folders).
+    #[arg(long, default_value = "target/bench-jail")]
+    pub dir: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -45,7 +57,64 @@ pub struct OverheadArgs {
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
     match args.cmd {
         BenchCmd::Overhead(a) => overhead(a),
+        BenchCmd::Jail(a) => jail(a),
     }
+}
+
+/// Wall seconds per child, interleaved so the variants share the machine's noise.
+fn jail(args: JailArgs) -> Result<ExitCode> {
+    use crate::dataset::schema::Layer;
+    let dir = std::path::absolute(&args.dir)?;
+    let exe = std::env::current_exe()?;
+    let spec = crate::sandbox::Spec {
+        workdir: dir.join("scratch"),
+        timeout: std::time::Duration::from_secs(30),
+    };
+    let (mut full, mut none, mut bare, mut setup) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut layers = String::new();
+    for _ in 0..args.count {
+        crate::sandbox::jail::set_off(Some(Vec::new()));
+        let t = std::time::Instant::now();
+        let o = crate::sandbox::run_probe(&spec)?;
+        full.push(t.elapsed().as_secs_f64());
+        setup.push(o.observed.jail_setup_s);
+        if let Some(e) = o.jail_error {
+            bail!("the jail failed: {e}");
+        }
+        layers = o.observed.containment.text();
+        crate::sandbox::jail::set_off(Some(Layer::ALL.to_vec()));
+        let t = std::time::Instant::now();
+        crate::sandbox::run_probe(&spec)?;
+        none.push(t.elapsed().as_secs_f64());
+        let t = std::time::Instant::now();
+        let out = Command::new(&exe).arg("--version").output()?;
+        bare.push(t.elapsed().as_secs_f64());
+        if !out.status.success() {
+            bail!("{} --version failed", exe.display());
+        }
+    }
+    crate::sandbox::jail::set_off(None);
+    let ms = |v: &[f64]| {
+        format!(
+            "median {:.2} ms, mean {:.2} ms",
+            1e3 * stats::median(v).unwrap_or(0.0),
+            1e3 * v.iter().sum::<f64>() / v.len().max(1) as f64
+        )
+    };
+    println!("{} empty children per variant, interleaved", args.count);
+    println!("jailed ({layers}): {}", ms(&full));
+    println!(
+        "  of which keeper start to the worker locked down (before any library): {}",
+        ms(&setup)
+    );
+    println!("keeper + worker, every layer off: {}", ms(&none));
+    println!("one bare exec of ngcc-perf (--version): {}", ms(&bare));
+    println!(
+        "added start cost of the jail per child: {:.2} ms (median jailed - median bare exec)",
+        1e3 * (stats::median(&full).unwrap_or(0.0) - stats::median(&bare).unwrap_or(0.0))
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 const LABEL: &str = "ml-kem-768-clean";
@@ -53,13 +122,10 @@ const LABEL: &str = "ml-kem-768-clean";
 fn overhead(args: OverheadArgs) -> Result<ExitCode> {
     let dir = std::path::absolute(&args.dir)?;
     let cands = dir.join("candidates");
-    crate::candidate::import::run(crate::candidate::import::ImportArgs {
-        source: "pqclean".into(),
-        dir: None,
-        out: cands.clone(),
-        all_impls: false,
-        family: vec!["ml-kem".into()],
-    })?;
+    crate::candidate::import::run(crate::candidate::import::ImportArgs::pqclean(
+        cands.clone(),
+        vec!["ml-kem".into()],
+    ))?;
     let run_path = dir.join("run");
     let mut settings = Settings {
         only: Some(LABEL.into()),
@@ -194,14 +260,15 @@ fn build_driver(run: &RunDir, library: &str) -> Result<PathBuf> {
     let lib = run.path(library);
     let exe = dir.join("overhead");
     let libdir = lib.parent().context("library path")?;
-    let out = Command::new(crate::build::compiler::program())
-        .args(["-O2", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .arg(&lib)
-        .arg(format!("-Wl,-rpath,{}", libdir.display()))
-        .output()?;
-    if !out.status.success() {
+    let out = crate::build::bounded::output(
+        Command::new(crate::build::compiler::program())
+            .args(["-O2", "-o"])
+            .arg(&exe)
+            .arg(&src)
+            .arg(&lib)
+            .arg(format!("-Wl,-rpath,{}", libdir.display())),
+    )?;
+    if !out.success() {
         bail!(
             "building the C loop: {}",
             String::from_utf8_lossy(&out.stderr)

@@ -45,6 +45,10 @@ pub enum Cmd {
     Kat(crate::kat::KatArgs),
     /// Copy a run's evidence into a publishable dataset with relative paths.
     Publish(crate::dataset::publish::PublishArgs),
+    /// One dataset from the shards of one campaign (run directories or datasets).
+    Merge(crate::dataset::merge::MergeArgs),
+    /// Print a Slurm driver script: build/KAT once, an array of measuring shards, the merge.
+    Slurm(crate::slurm::SlurmArgs),
     /// Render the Markdown pages of a dataset (or check them byte for byte).
     Report(crate::report::ReportArgs),
     /// Write a static HTML site (index, summaries, candidate pages, charts) from datasets.
@@ -57,9 +61,12 @@ pub enum Cmd {
     Catalog(crate::dataset::catalog_init::CatalogArgs),
     /// Benchmarks of the harness itself.
     Bench(crate::bench::BenchArgs),
-    /// Internal: runs candidate code inside a sandboxed child process.
+    /// Internal: the jail's keeper (order on fd 0, trusted report on fd 4).
     #[command(name = "__child", hide = true)]
-    Child(crate::child::ChildArgs),
+    Child,
+    /// Internal: the jail's worker, which runs candidate code.
+    #[command(name = "__jailed", hide = true)]
+    Jailed,
 }
 
 pub fn main() -> ExitCode {
@@ -103,12 +110,15 @@ pub fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Cmd::Check(a) => crate::measure::host::run_check(a),
         Cmd::Kat(a) => crate::kat::run(a),
         Cmd::Publish(a) => crate::dataset::publish::run(a),
+        Cmd::Merge(a) => crate::dataset::merge::run(a),
+        Cmd::Slurm(a) => crate::slurm::run(a),
         Cmd::Report(a) => crate::report::run(a),
         Cmd::Site(a) => crate::report::site::run(a),
         Cmd::Compare(a) => crate::report::compare::run(a),
         Cmd::Validate(a) => crate::validate::run(a),
         Cmd::Catalog(a) => crate::dataset::catalog_init::run(a),
         Cmd::Bench(a) => crate::bench::run(a),
-        Cmd::Child(a) => crate::child::run(a),
+        Cmd::Child => crate::sandbox::jail::keeper::main(),
+        Cmd::Jailed => crate::child::jailed(),
     }
 }

@@ -27,6 +27,8 @@ pub const HELPER_HASH_H: &str = include_str!("../csrc/iccs/helper_hash.h");
 /// `helper_hash.c`: `CryptHash` over that helper.
 pub const HELPER_HASH_C: &str = include_str!("../csrc/iccs/helper_hash.c");
 
+/// The timing program of `ngcc-perf iccs bench` (built against each set of ICCS helpers).
+pub const HELPERS_BENCH_C: &str = include_str!("../csrc/bench/helpers_bench.c");
 /// The minimal C timing loop `ngcc-perf bench overhead` compares the harness with.
 pub const BENCH_OVERHEAD_C: &str = include_str!("../csrc/bench/overhead.c");
 /// Profiling wrappers (`--wrap` targets, call table, tick source); includes the generated

@@ -47,13 +47,10 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         crate::samples::pqclean_dir()?.display()
     );
     let cands = out.join("candidates");
-    crate::candidate::import::run(crate::candidate::import::ImportArgs {
-        source: "pqclean".into(),
-        dir: None,
-        out: cands.clone(),
-        all_impls: false,
-        family: vec!["ml-kem".into()],
-    })?;
+    crate::candidate::import::run(crate::candidate::import::ImportArgs::pqclean(
+        cands.clone(),
+        vec!["ml-kem".into()],
+    ))?;
     let mut dirs = vec![cands];
     match iccs_samples() {
         Some(d) => dirs.push(d),

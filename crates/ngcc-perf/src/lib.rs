@@ -5,7 +5,7 @@
 
 pub(crate) mod bench;
 pub(crate) mod build;
-pub(crate) mod campaign;
+pub mod campaign;
 pub mod candidate;
 pub mod child;
 pub mod cli;
@@ -13,12 +13,14 @@ pub mod csrc;
 pub mod dataset;
 pub(crate) mod demo;
 pub mod iccs;
+pub mod journal;
 pub mod kat;
 pub mod measure;
 pub mod profile;
-pub(crate) mod report;
-pub(crate) mod rundir;
+pub mod report;
+pub mod rundir;
 pub(crate) mod samples;
-pub(crate) mod sandbox;
+pub mod sandbox;
+pub(crate) mod slurm;
 pub mod util;
 pub(crate) mod validate;

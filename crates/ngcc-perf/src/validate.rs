@@ -99,6 +99,7 @@ pub fn validate(dataset: &Path, catalog: &Path, pages: Option<&Path>) -> Result<
         check_system(&ds, cat, &mut out.problems);
     }
     check_paths(&ds.root, &mut out.problems);
+    check_journal(&ds.root, &mut out.problems);
     out.kat_logs = check_build(&ds, &mut out.problems);
     for r in &ds.records {
         check_record(&ds, r, &mut out.problems);
@@ -167,6 +168,60 @@ fn check_paths(root: &Path, problems: &mut Vec<String>) {
                 .take(60)
                 .collect();
             problems.push(format!("{rel}: absolute path `{snippet}` (line {line})"));
+        }
+    }
+}
+
+/// Every file of a dataset `publish` wrote must match the dataset journal it carries.
+fn check_journal(root: &Path, problems: &mut Vec<String>) {
+    let jpath = root.join(crate::journal::DATASET_JOURNAL);
+    let text = match std::fs::read_to_string(&jpath) {
+        Ok(t) => t,
+        Err(_) => {
+            if root.join(crate::dataset::publish::MARKER).is_file()
+                && root.join("campaign.json").is_file()
+            {
+                let c: Option<crate::dataset::schema::Campaign> =
+                    crate::util::read_json(&root.join("campaign.json")).ok();
+                if c.is_some_and(|c| c.containment.is_some()) {
+                    problems.push(format!(
+                        "{}: missing (this dataset was published with one)",
+                        crate::journal::DATASET_JOURNAL
+                    ));
+                }
+            }
+            return;
+        }
+    };
+    let listed = match crate::journal::parse_dataset(&text) {
+        Ok(l) => l,
+        Err(e) => {
+            problems.push(format!("{}: {e:#}", crate::journal::DATASET_JOURNAL));
+            return;
+        }
+    };
+    for (rel, line) in &listed {
+        let want = &line.sha256;
+        match std::fs::read(root.join(rel)) {
+            Err(_) => problems.push(format!("{rel}: listed in the journal but missing")),
+            Ok(b) if crate::util::sha256_hex(&b) != *want => problems.push(format!(
+                "{rel}: changed after it was published (sha256 {} != journal {})",
+                &crate::util::sha256_hex(&b)[..16],
+                &want[..16]
+            )),
+            Ok(_) => {}
+        }
+    }
+    for rel in load::files_under(root, ".") {
+        let rel = rel.strip_prefix("./").unwrap_or(&rel).to_string();
+        let evidence = ["campaign.json", "build.json"].contains(&rel.as_str())
+            || ["records/", "profile/", "kat/", "katcheck/"]
+                .iter()
+                .any(|d| rel.starts_with(d));
+        if evidence && !listed.contains_key(&rel) {
+            problems.push(format!(
+                "{rel}: not in the journal (added after publishing)"
+            ));
         }
     }
 }

@@ -97,17 +97,6 @@ const CASES: &[Case] = &[
         says: &["duplabel/candidate.toml", "duplicate instance label \"a\""],
     },
     Case {
-        name: "campaign, missing sources",
-        args: "campaign build --candidates {D}/nosrc --run {D}/r5",
-        says: &[
-            "nosrc/candidate.toml",
-            "instance a",
-            "source folder",
-            "gone",
-            "does not exist",
-        ],
-    },
-    Case {
         name: "campaign, missing candidates folder",
         args: "campaign build --candidates {D}/nowhere --run {D}/r6",
         says: &["nowhere", "no such candidates folder"],
@@ -190,6 +179,27 @@ const CASES: &[Case] = &[
         name: "publish, corrupt campaign.json",
         args: "publish --run {D}/corruptds --system x --out {D}/ds",
         says: &["campaign.json", "not valid JSON"],
+    },
+    // sharding, merge, slurm
+    Case {
+        name: "campaign --shard auto outside a scheduler",
+        args: "campaign calibrate --candidates {D}/okcand --run {D}/r-{shard} --shard auto",
+        says: &["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "--shard K/N"],
+    },
+    Case {
+        name: "campaign --build-from with the build phase",
+        args: "campaign build --candidates {D}/okcand --run {D}/r --build-from {D}/nowhere",
+        says: &["--build-from", "phase build"],
+    },
+    Case {
+        name: "merge, not a run directory",
+        args: "merge {D}/nowhere --out {D}/merged --system x",
+        says: &["merge", "nowhere"],
+    },
+    Case {
+        name: "slurm, --cpu with one core per task",
+        args: "slurm all --candidates {D}/okcand --run {D}/camp --shards 2 --system x --cpu 1",
+        says: &["--cpu", "--per-task node"],
     },
     // kat
     Case {

@@ -8,7 +8,14 @@ use common::*;
 fn toy_candidates_get_precise_statuses_and_the_campaign_goes_on() {
     let run = tempfile::tempdir().unwrap();
     let cands = manifest_dir().join("tests/zoo/nist-toy");
-    campaign_ok("build,kat", &cands, run.path(), &[]);
+    let zoo = manifest_dir().join("tests/zoo");
+    let zoo = zoo.to_str().unwrap();
+    campaign_ok(
+        "build,kat",
+        &cands,
+        run.path(),
+        &["--allow-source-root", zoo],
+    );
     let ok = build_entry(run.path(), "zoo-nist/toy-ok");
     assert_eq!((ok.kat.as_str(), ok.flags.as_str()), ("PASS", "guide"));
     assert!(ok.elf_load_bytes.unwrap() > 0 && ok.library_sha256.is_some());

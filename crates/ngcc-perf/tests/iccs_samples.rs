@@ -13,8 +13,6 @@ use ngcc_iccs::vectors as vx;
 use ngcc_perf::candidate::{Api, Candidate, Kind};
 use ngcc_perf::child::protocol::{Limits, Request, VectorsJob, VectorsOutput};
 use ngcc_perf::dataset::schema::{BuildEntry, BuildFile};
-use std::os::fd::AsRawFd;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -220,35 +218,16 @@ fn committed_manifests_are_what_kat_manifest_writes() {
     }
 }
 
-/// Runs one request in `ngcc-perf __child`, its result on fd 3 (as the orchestrator does).
+/// Runs one request in the jail, as the orchestrator does (its result checked the same way).
 fn child_job(dir: &Path, request: &Request) -> VectorsOutput {
-    std::fs::create_dir_all(dir).unwrap();
-    let req = dir.join("request.json");
-    std::fs::write(&req, serde_json::to_vec(request).unwrap()).unwrap();
-    let result_path = dir.join("result.json");
-    let result = std::fs::File::create(&result_path).unwrap();
-    let fd = result.as_raw_fd();
-    let mut cmd = bin();
-    cmd.arg("__child").arg(&req).current_dir(dir);
-    // SAFETY: only dup2/fcntl between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            if fd == 3 {
-                libc::fcntl(3, libc::F_SETFD, 0);
-            } else if libc::dup2(fd, 3) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    drop(result);
-    serde_json::from_slice(&std::fs::read(&result_path).unwrap()).unwrap()
+    ngcc_perf::sandbox::set_exe(env!("CARGO_BIN_EXE_ngcc-perf").into());
+    let spec = ngcc_perf::sandbox::Spec {
+        workdir: dir.to_path_buf(),
+        timeout: std::time::Duration::from_secs(120),
+    };
+    let out = ngcc_perf::sandbox::run(&spec, request).unwrap();
+    ngcc_perf::sandbox::parse_result(&out)
+        .unwrap_or_else(|e| panic!("{e:#}: {:?} {}", out.failure_text(), out.stderr))
 }
 
 fn vectors(dir: &Path, library: PathBuf, kind: Kind, api: Api) -> Vec<(String, String)> {

@@ -425,9 +425,9 @@ M4_Len M4 SS_Len SS"
         manifest.to_str().unwrap(),
     ]);
     let lines = std::fs::read_to_string(&manifest).unwrap();
-    let digest = ngcc_perf::kat::manifest::digest(
+    let digest = ngcc_perf::candidate::kat_manifest::digest(
         &std::fs::read_to_string(run.join("katgen/toy-kex/KEX4/KAT_KEX_TOY_KEX4.txt")).unwrap(),
-        ngcc_perf::kat::manifest::LineMode::STRICT,
+        ngcc_perf::candidate::kat_manifest::LineMode::STRICT,
     );
     assert_eq!(
         lines,

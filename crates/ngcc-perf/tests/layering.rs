@@ -14,9 +14,11 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     // Helpers: files, hashing, time, errors, progress.
     &["util"],
-    // The JSON schema and dataset files; embedded C; locating third-party samples.
-    &["dataset", "csrc", "samples"],
-    // The run directory, spawning children, candidate manifests, counters/plans/statistics.
+    // The JSON schema and dataset files; the journal of evidence hashes; embedded C;
+    // locating third-party samples.
+    &["dataset", "journal", "csrc", "samples"],
+    // The run directory, the jail and spawning children, candidate manifests,
+    // counters/plans/statistics.
     &["rundir", "sandbox", "candidate", "measure"],
     // What runs inside the sandboxed child.
     &["child"],
@@ -28,7 +30,7 @@ const LAYERS: &[&[&str]] = &[
     // The campaign: settings, selection, host gate, one driver per phase.
     &["campaign"],
     // Commands built on all of the above.
-    &["bench", "validate", "demo", "iccs"],
+    &["bench", "validate", "demo", "iccs", "slurm"],
     &["cli"],
 ];
 

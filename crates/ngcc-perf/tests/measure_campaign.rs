@@ -9,7 +9,10 @@ use ngcc_perf::dataset::schema::Record;
 /// `campaign PHASES` on the toy KEM `toy-ok` with a short trial target.
 fn toy_campaign(run: &std::path::Path, phases: &str, extra: &[&str]) -> std::process::Output {
     let cands = manifest_dir().join("tests/zoo/nist-toy");
+    let zoo = manifest_dir().join("tests/zoo");
     let mut args = vec![
+        "--allow-source-root",
+        zoo.to_str().unwrap(),
         "--only",
         "toy-ok",
         "--trial-target",
@@ -94,6 +97,42 @@ fn toy_kem_is_measured_and_every_figure_recomputes() {
     ]);
     let out = validate(&ds, &cat, None);
     assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        ds.join("journal.txt").is_file(),
+        "publish carries the journal"
+    );
+    // Tamper evidence: an edit after publishing is named by validate…
+    let rec_rel = "records/zoo-nist/toy-ok__enc.json";
+    let body = std::fs::read_to_string(ds.join(rec_rel)).unwrap();
+    std::fs::write(ds.join(rec_rel), body.replacen("\n", " \n", 1)).unwrap();
+    let out = validate(&ds, &cat, None);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains(&format!("{rec_rel}: changed after it was published")),
+        "{}",
+        text(&out)
+    );
+    std::fs::write(ds.join(rec_rel), body).unwrap();
+    // …and publish refuses a run file edited after ngcc-perf wrote it.
+    let log = run.join("kat/zoo-nist/toy-ok.log");
+    let mut edited = std::fs::read_to_string(&log).unwrap();
+    edited.push_str("edited\n");
+    std::fs::write(&log, edited).unwrap();
+    let refused = ngcc(&[
+        "publish".as_ref(),
+        "--run".as_ref(),
+        run.as_os_str(),
+        "--system".as_ref(),
+        "test_1".as_ref(),
+        "--out".as_ref(),
+        dir.path().join("ds2").as_os_str(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        text(&refused).contains("kat/zoo-nist/toy-ok.log was changed after ngcc-perf wrote it"),
+        "{}",
+        text(&refused)
+    );
     // Our candidate ids carry no `kem-` prefix: pages and site take the kind from build.json.
     let site = dir.path().join("site");
     run_ok(&[

@@ -185,11 +185,16 @@ fn iccs_toy_helpers_and_drng_are_profiled() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("r");
     let cands = manifest_dir().join("tests/toys/iccs-prof");
+    let zoo = manifest_dir().join("tests/zoo");
     campaign_ok(
         "build,kat,calibrate,profile",
         &cands,
         &run,
-        &["--allow-unfixed-host"],
+        &[
+            "--allow-unfixed-host",
+            "--allow-source-root",
+            zoo.to_str().unwrap(),
+        ],
     );
     let build = build_entry(&run, "zoo-iccs-prof/toy-iccs-prof");
     let enc = profile(&run, "zoo-iccs-prof", "toy-iccs-prof", "enc");
@@ -234,7 +239,10 @@ fn an_instance_that_cannot_be_relinked_is_recorded_and_the_phase_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("r");
     let cands = manifest_dir().join("tests/zoo/nist-toy");
+    let zoo = manifest_dir().join("tests/zoo");
     let args = [
+        "--allow-source-root",
+        zoo.to_str().unwrap(),
         "--only",
         "toy-ok,toy-mismatch,toy-crash-keygen",
         "--allow-unfixed-host",

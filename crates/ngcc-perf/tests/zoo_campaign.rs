@@ -3,7 +3,13 @@
 //! and the records, with the one-line explanation; the honest instances are measured
 //! normally and the campaign exits 0.
 //!
-//! Hangs and leaks end fast: --kat-timeout 2, --measure-timeout 1.5, --mem-limit 256.
+//! Hangs and leaks end fast: --kat-timeout 2, --measure-timeout 1.5, --mem-limit 256,
+//! --build-timeout 5.
+//!
+//! The hostile toys (tests/zoo/hostile, hostile-cc, and two generated here that know the
+//! run directory's absolute path) attack the harness itself (issue 12): every attack fails
+//! or is flagged with a one-line reason, checked below entry by entry. The jail's layers
+//! must all be there (this is a test of the jail, not of a fallback).
 //!
 //! The ICCS toys have no kat.sha256, so their honest entries end NOKAT (timed anyway); the
 //! statuses decided before any digest (CRASH, TIMEOUT, OVERFLOW, CRYPTOFAIL, and the
@@ -11,13 +17,14 @@
 
 mod common;
 use common::*;
-use ngcc_perf::dataset::schema::{Campaign, Record};
+use ngcc_perf::dataset::schema::{Campaign, Record, RecordStatus};
 use std::path::Path;
 use std::time::Instant;
 
 const KAT_TIMEOUT: &str = "2";
 const MEASURE_TIMEOUT: &str = "1.5";
 const MEM_MIB: &str = "256";
+const BUILD_TIMEOUT: &str = "5";
 
 /// How one operation's record must end.
 #[derive(Clone, Copy, Debug)]
@@ -73,7 +80,119 @@ const BAD_DEC: &[(&str, Rec)] = &[
     ),
 ];
 
+/// A forged result on the result channel.
+const FORGED: Rec = Failed(
+    "failed",
+    "CRASH: unexpected output on the result channel (a result without this job's nonce)",
+);
+const FORGED_OPS: &[(&str, Rec)] = &[("keygen", FORGED), ("enc", FORGED), ("dec", FORGED)];
+
 const ZOO: &[Entry] = &[
+    // ---------------------------------------------------------------- hostile (issue 12)
+    Entry {
+        key: "zoo-hostile/forge-pass",
+        kat: "CRASH",
+        detail: "unexpected output on the result channel (a result without this job's nonce)",
+        ops: NONE,
+    },
+    Entry {
+        key: "zoo-hostile/forge-trial",
+        kat: "PASS",
+        detail: "",
+        ops: FORGED_OPS,
+    },
+    Entry {
+        key: "zoo-hostile/forge-exit",
+        kat: "PASS",
+        detail: "",
+        ops: FORGED_OPS,
+    },
+    Entry {
+        key: "zoo-hostile/escape",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    Entry {
+        key: "zoo-hostile/proc-mem",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    Entry {
+        key: "zoo-hostile/daemon",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    Entry {
+        key: "zoo-hostile/fork200",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    Entry {
+        key: "zoo-hostile/cmdline",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    Entry {
+        key: "zoo-hostile/unpin",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    Entry {
+        // Complete here: the record cross-checks (a later step) flag it.
+        key: "zoo-hostile/got-clock",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    Entry {
+        key: "zoo-abs/escape",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    Entry {
+        key: "zoo-abs/daemon",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    // Bounded: the address-space limit or the timeout, whichever comes first.
+    Entry {
+        key: "zoo-cc/include-zero",
+        kat: "BUILDFAIL",
+        detail: "gcc ",
+        ops: NONE,
+    },
+    Entry {
+        key: "zoo-cc/macro-bomb",
+        kat: "BUILDFAIL",
+        detail: "gcc ",
+        ops: NONE,
+    },
+    Entry {
+        key: "zoo-cc/wrapper",
+        kat: "BUILDFAIL",
+        detail: "refused compiler flag `-wrapper`: it runs or loads another program",
+        ops: NONE,
+    },
+    Entry {
+        key: "zoo-cc/plugin",
+        kat: "BUILDFAIL",
+        detail: "refused compiler flag `-fplugin=/tmp/ngcc-zoo-plugin.so`: it runs or loads another program",
+        ops: NONE,
+    },
+    Entry {
+        key: "zoo-cc/outside",
+        kat: "BUILDFAIL",
+        detail: "extra source /etc/passwd resolves to /etc/passwd, outside the candidate's folder",
+        ops: NONE,
+    },
     // ---------------------------------------------------------------- NIST flavour, KEM
     Entry {
         key: "zoo-nist/toy-ok",
@@ -226,7 +345,8 @@ const ZOO: &[Entry] = &[
     Entry {
         key: "zoo-iccs-kem/segv-keygen",
         kat: "CRASH",
-        detail: "SIGSEGV",
+        // The ICCS KAT flow names the operation it was in (not "dlopen").
+        detail: "killed by signal 11 (SIGSEGV, invalid memory access) in keygen",
         ops: &[
             (
                 "keygen",
@@ -248,7 +368,7 @@ const ZOO: &[Entry] = &[
     Entry {
         key: "zoo-iccs-kem/abort-dec",
         kat: "CRASH",
-        detail: "SIGABRT",
+        detail: "killed by signal 6 (SIGABRT, abort) in dec",
         ops: &[
             ("keygen", Complete),
             ("enc", Complete),
@@ -415,6 +535,9 @@ const ZOO: &[Entry] = &[
     },
 ];
 
+/// Every layer, as logs and pages show it.
+const FULL_JAIL: &str = "user, pid, mount, net, ipc, uts namespaces; unprivileged uid; nproc limit; landlock abi 7; seccomp";
+
 /// KAT statuses the measuring phases never time (measurable.rs).
 fn timed(kat: &str) -> bool {
     !matches!(kat, "CRASH" | "LOADFAIL" | "BUILDFAIL")
@@ -445,6 +568,11 @@ fn check_entry(run: &Path, campaign: &Campaign, e: &Entry) -> String {
     }
     let detail = b.kat_detail.clone().unwrap_or_default();
     assert_eq!(b.kat.as_str(), e.kat, "{}: KAT {} ({detail})", e.key, b.kat);
+    if e.kat == "TIMEOUT" {
+        // A hang is not a flag problem: no harness-default rebuild waiting as long again.
+        assert_eq!(b.flags.as_str(), "guide", "{}", e.key);
+        assert_eq!(b.guide_result, None, "{}", e.key);
+    }
     assert!(detail.contains(e.detail), "{}: detail {detail:?}", e.key);
     // The KAT log ends with the same verdict.
     let log = run.join(format!("kat/{cand}/{label}.log"));
@@ -456,8 +584,9 @@ fn check_entry(run: &Path, campaign: &Campaign, e: &Entry) -> String {
     }
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(
-        text.contains(&format!("sandbox     = address space {MEM_MIB} MiB")),
-        "{}: the KAT log names the sandbox, even after a crash:\n{text}",
+        text.contains(&format!("sandbox     = address space {MEM_MIB} MiB"))
+            && text.contains(&format!("; jail: {FULL_JAIL}\n")),
+        "{}: the KAT log names the sandbox and the jail, even after a crash:\n{text}",
         e.key
     );
     // Measured as the KAT status allows; every operation accounted for.
@@ -479,6 +608,18 @@ fn check_entry(run: &Path, campaign: &Campaign, e: &Entry) -> String {
                     assert!(r.stats.as_ref().unwrap().measurements > 0);
                     let s = sandbox.unwrap_or_default();
                     assert!(s.contains("address space 256 MiB"), "{} {op}: {s}", e.key);
+                    let c = r.ngcc.as_ref().and_then(|x| x.containment.clone()).unwrap();
+                    assert_eq!(c.text(), FULL_JAIL, "{} {op}", e.key);
+                    for p in &r.processes {
+                        let o = p.observed.as_ref().expect("observed from outside");
+                        assert_eq!(
+                            o.worker_exit,
+                            Some(ngcc_perf::dataset::schema::WaitStatus::Code(0))
+                        );
+                        assert!(o.wall_s > 0.0 && o.wall_s >= p.wall_s * 0.99);
+                        assert!(o.tree_usage.cpu_s() > 0.0, "{} {op}: {o:?}", e.key);
+                        assert!(o.last_outputs.is_some() && !o.last_outputs_sha256.is_empty());
+                    }
                     summary.push(format!("{op} complete"));
                 }
                 Failed(status, why) => {
@@ -516,27 +657,35 @@ fn opt(d: &str) -> String {
     }
 }
 
-/// Processes the zoo's `fork` entries left: every one must be gone with its process group.
-fn forked_survivors(run: &Path) -> Vec<String> {
+/// Processes named `name` (their comm) still running.
+fn alive_named(name: &str) -> Vec<String> {
     let mut alive = Vec::new();
-    let mut pids = 0;
-    for dir in std::fs::read_dir(run.join("scratch")).unwrap().flatten() {
-        let Ok(text) = std::fs::read_to_string(dir.path().join("zoo-fork.pid")) else {
-            continue;
-        };
-        for pid in text.split_whitespace() {
-            pids += 1;
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let cmd = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            // Gone, a zombie, or a reused pid that is not our child binary.
-            let state = stat.rsplit(") ").next().unwrap_or("").chars().next();
-            if cmd.contains("__child") && state.is_some_and(|s| s != 'Z' && s != 'X') {
-                alive.push(format!("{pid} ({})", dir.path().display()));
-            }
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        let state = stat.rsplit(") ").next().unwrap_or("").chars().next();
+        if comm.trim() == name && state.is_some_and(|s| s != 'Z' && s != 'X') {
+            alive.push(e.file_name().to_string_lossy().into_owned());
         }
     }
-    assert!(pids >= 4, "the fork entries left {pids} pid files");
     alive
+}
+
+/// A candidate folder (in `dir`) of toys built from tests/zoo with extra defines.
+fn generated(dir: &Path, id: &str, instances: &[(&str, Vec<String>)]) {
+    let zoo = manifest_dir().join("tests/zoo");
+    let mut toml =
+        format!("id = \"{id}\"\nalgorithm = \"Toy KEM\"\nkind = \"kem\"\napi = \"nist\"\n");
+    for (label, defines) in instances {
+        let defs: Vec<String> = defines.iter().map(|d| format!("{d:?}")).collect();
+        toml.push_str(&format!(
+            "\n[[instances]]\nlabel = \"{label}\"\ndir = {:?}\nnamespace = \"TOY\"\ninclude = [\".\", {:?}]\ndefines = [{}]\n[instances.kat]\nsha256 = \"29c48449e7031ddde83a699dcf8c63f8c134cb40fc5f72a1d516d23272fa3e39\"\n",
+            zoo.join("nist-toy").display().to_string(),
+            zoo.join("common").display().to_string(),
+            defs.join(", ")
+        ));
+    }
+    write(&dir.join(id).join("candidate.toml"), &toml);
 }
 
 #[test]
@@ -544,12 +693,28 @@ fn the_zoo_gets_exact_statuses_and_the_rest_is_measured() {
     let run = tempfile::tempdir().unwrap();
     let r = run.path();
     let zoo = manifest_dir().join("tests/zoo");
+    // Toys that know the run directory's absolute path.
+    let genc = tempfile::tempdir().unwrap();
+    let run_dir = format!("ZOO_RUN_DIR={:?}", r.display().to_string());
+    generated(
+        genc.path(),
+        "zoo-abs",
+        &[
+            ("escape", vec!["ZOO_ESCAPE".into(), run_dir.clone()]),
+            ("daemon", vec!["ZOO_DAEMON".into(), run_dir.clone()]),
+        ],
+    );
+    let _ = std::fs::remove_file("/tmp/ngcc-zoo-wrapper-ran");
     let t = Instant::now();
     let stderr = campaign_ok(
         "all",
         &zoo,
         r,
         &[
+            "--candidates",
+            genc.path().to_str().unwrap(),
+            "--build-timeout",
+            BUILD_TIMEOUT,
             "--kat-timeout",
             KAT_TIMEOUT,
             "--measure-timeout",
@@ -577,28 +742,18 @@ fn the_zoo_gets_exact_statuses_and_the_rest_is_measured() {
     // Inside the sandbox (the probe prints what it sees, into the KAT log).
     let probe = std::fs::read_to_string(r.join("kat/zoo-nist-kem/probe.log")).unwrap();
     assert!(probe.contains("zoo-probe fds=0,1,2,3\n"), "{probe}");
-    assert!(
-        probe.contains("zoo-probe cwd=") && probe.contains("/scratch/kat-zoo-nist-kem-probe\n"),
-        "{probe}"
-    );
+    assert!(probe.contains("zoo-probe cwd=/job/scratch\n"), "{probe}");
     assert!(probe.contains("zoo-probe as=268435456\n"), "{probe}");
     assert!(probe.contains("zoo-probe core=0\n"), "{probe}");
     assert!(
         probe.contains("zoo-probe cpu=7\n"),
         "KAT CPU limit = timeout + 5: {probe}"
     );
-    if probe.contains("sandbox     = ") && probe.contains(", no network,") {
-        assert!(probe.contains("zoo-probe net=lo\n"), "{probe}");
-    } else {
-        assert!(probe.contains("network not isolated"), "{probe}");
-    }
+    assert!(probe.contains("zoo-probe net=lo\n"), "{probe}");
     // A trial process of the probe: its scratch cwd and limits, in the record.
     let rec = record(r, "zoo-nist-kem/probe", "keygen").unwrap();
     let err = &rec.processes[0].stderr;
-    assert!(
-        err.contains("/scratch/trial-zoo-nist-kem-probe-keygen-0\n"),
-        "{err}"
-    );
+    assert!(err.contains("zoo-probe cwd=/job/scratch\n"), "{err}");
     assert!(err.contains("zoo-probe as=268435456"), "{err}");
 
     // Chatty candidates: their output is in the KAT log, capped.
@@ -621,9 +776,15 @@ fn the_zoo_gets_exact_statuses_and_the_rest_is_measured() {
         assert!(rec.stats.unwrap().mean_seconds >= 0.1);
     }
 
-    // Forked processes die with their process group.
-    let alive = forked_survivors(r);
-    assert!(alive.is_empty(), "forked processes survived: {alive:?}");
+    // No fork succeeded (seccomp): no pid files were written.
+    for dir in std::fs::read_dir(r.join("scratch")).unwrap().flatten() {
+        assert!(
+            !dir.path().join("zoo-fork.pid").exists(),
+            "{}",
+            dir.path().display()
+        );
+    }
+    hostile_outcomes(r, &zoo);
 
     // Nothing half-written.
     let mut tmp = Vec::new();
@@ -637,6 +798,120 @@ fn the_zoo_gets_exact_statuses_and_the_rest_is_measured() {
     );
 }
 
+/// What each hostile toy tried, from its own words in the KAT log and the records, and
+/// that nothing outside its jail changed.
+fn hostile_outcomes(r: &Path, zoo: &Path) {
+    let log = |key: &str| {
+        let (c, l) = key.split_once('/').unwrap();
+        std::fs::read_to_string(r.join(format!("kat/{c}/{l}.log"))).unwrap()
+    };
+    let lines = |text: &str, tag: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with(tag))
+            .map(str::to_string)
+            .collect()
+    };
+    // Escapes: every write failed, by relative path, /proc/PPID/cwd, absolute path, source.
+    for key in ["zoo-hostile/escape", "zoo-abs/escape"] {
+        let tries = lines(&log(key), "zoo-escape ");
+        assert_eq!(tries.len(), 14, "{key}: {tries:?}");
+        for t in &tries {
+            assert!(!t.ends_with(": WROTE"), "{key}: {t}");
+        }
+    }
+    let abs = lines(&log("zoo-abs/escape"), "zoo-escape absolute ");
+    assert!(
+        abs.iter()
+            .all(|l| l.ends_with(": No such file or directory")),
+        "the run directory is not in the jail: {abs:?}"
+    );
+    for dir in ["nist-toy", "common", "hostile"] {
+        assert!(!zoo.join(dir).join("zoo-pwned").exists());
+    }
+    assert!(!std::path::Path::new("/tmp/ngcc-zoo-wrapper-ran").exists());
+    // /proc/PID/mem of the proxy (the only other process in the jail): refused.
+    let mem = lines(&log("zoo-hostile/proc-mem"), "zoo-procmem ");
+    assert_eq!(
+        mem, ["zoo-procmem /proc/1/mem: Permission denied"; 2],
+        "{mem:?}"
+    );
+    // No daemon, no fork at all.
+    for key in ["zoo-hostile/daemon", "zoo-abs/daemon"] {
+        assert_eq!(
+            lines(&log(key), "zoo-daemon "),
+            ["zoo-daemon fork: Operation not permitted"]
+        );
+    }
+    assert_eq!(
+        lines(&log("zoo-hostile/fork200"), "zoo-forks "),
+        ["zoo-forks ok=0 of 200 (Operation not permitted)"]
+    );
+    // Every job sees the same command line: the trial-only shortcut never triggers.
+    let cmdline: Vec<String> = lines(&log("zoo-hostile/cmdline"), "zoo-cmdline ")
+        .iter()
+        .map(|l| l.trim_end().to_string())
+        .collect();
+    assert_eq!(cmdline, ["zoo-cmdline ngcc-perf __jailed"]);
+    for op in ["keygen", "enc", "dec"] {
+        let rec = record(r, "zoo-hostile/cmdline", op).unwrap();
+        let mean = rec.stats.unwrap().mean_seconds;
+        assert!(mean >= 0.0019, "{op}: {mean} s: the trials did the work");
+    }
+    // The pin holds against a thread that undoes it (trial processes are pinned).
+    let rec = record(r, "zoo-hostile/unpin", "keygen").unwrap();
+    assert!(
+        rec.processes[0]
+            .stderr
+            .contains("zoo-unpin thread=ok rc=-1 (Operation not permitted) cpus=1"),
+        "{}",
+        rec.processes[0].stderr
+    );
+    // The GOT patch works inside the worker (seconds 3.4 times short of the TSC), and what
+    // the parent observed is there for the cross-checks that will flag it.
+    let rec = record(r, "zoo-hostile/got-clock", "keygen").unwrap();
+    let hz = rec.ngcc.as_ref().unwrap().counter_hz.unwrap();
+    for p in &rec.processes {
+        let t = &p.trials[0];
+        let ratio = t.cycles as f64 / hz / t.seconds;
+        assert!(ratio > 2.5, "ratio {ratio}");
+        let o = p.observed.as_ref().unwrap();
+        assert!(
+            o.tree_usage.cpu_s() >= t.cpu_seconds.unwrap() * 0.9,
+            "{o:?} {t:?}"
+        );
+    }
+    // The victims are intact: wait for a daemon's 3 s, then check them against build.json.
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let victim = build_entry(r, "zoo-nist/toy-ok");
+    let sha = |rel: &str| ngcc_perf::util::sha256_file(&r.join(rel)).unwrap();
+    assert_eq!(
+        Some(sha(victim.library.as_deref().unwrap())),
+        victim.library_sha256
+    );
+    assert_eq!(
+        Some(sha(victim.kat_log.as_deref().unwrap())),
+        victim.kat_log_sha256
+    );
+    let rec = record(r, "zoo-nist/toy-ok", "keygen").unwrap();
+    assert_eq!(rec.status, RecordStatus::Complete);
+    let journal = ngcc_perf::journal::run_hashes(r).unwrap().unwrap();
+    assert_eq!(
+        journal["records/zoo-nist/toy-ok__keygen.json"],
+        sha("records/zoo-nist/toy-ok__keygen.json")
+    );
+    // The compiler attacks were bounded.
+    for key in ["zoo-cc/include-zero", "zoo-cc/macro-bomb"] {
+        let err = build_entry(r, key).build_error.unwrap();
+        assert!(
+            err.contains("ran out of memory (address-space limit of 2048 MiB")
+                || err.contains(&format!("killed after {BUILD_TIMEOUT} s (build timeout)")),
+            "{key}: {err}"
+        );
+    }
+    let campaign: Campaign = ngcc_perf::util::read_json(&r.join("campaign.json")).unwrap();
+    assert_eq!(campaign.containment.unwrap().text(), FULL_JAIL);
+}
+
 fn find_tmp(dir: &Path, out: &mut Vec<String>) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         let p = e.path();
@@ -646,4 +921,75 @@ fn find_tmp(dir: &Path, out: &mut Vec<String>) {
             out.push(p.display().to_string());
         }
     }
+}
+
+/// Without seccomp a fork succeeds, but the PID namespace still ends the child with its job.
+#[test]
+fn a_forked_child_dies_with_its_job_even_without_seccomp() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = format!("zf{}", std::process::id() % 100_000_000);
+    generated(
+        dir.path(),
+        "zoo-forks",
+        &[(
+            "fork",
+            vec!["ZOO_FORK".into(), format!("ZOO_FORK_NAME={token:?}")],
+        )],
+    );
+    let run = dir.path().join("run");
+    let zoo = manifest_dir().join("tests/zoo");
+    let args = [
+        "--kat-timeout",
+        "20",
+        "--allow-source-root",
+        zoo.to_str().unwrap(),
+    ];
+    let out = campaign_cmd("build,kat", dir.path(), &run, &args)
+        .env("NGCC_PERF_JAIL_OFF", "seccomp")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let log = std::fs::read_to_string(run.join("kat/zoo-forks/fork.log")).unwrap();
+    assert!(log.contains("zoo-fork: forked\n"), "{log}");
+    assert!(
+        log.contains("; landlock abi 7\n") && !log.contains("seccomp"),
+        "{log}"
+    );
+    assert!(last_line(&run.join("kat/zoo-forks/fork.log")).contains(" PASS"));
+    let alive = alive_named(&token);
+    assert!(
+        alive.is_empty(),
+        "forked children outlived their job: {alive:?}"
+    );
+}
+
+/// A host with no containment layer at all runs candidate code only when told, and says so.
+#[test]
+fn no_containment_is_refused_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let zoo = manifest_dir().join("tests/zoo");
+    let run = dir.path().join("run");
+    let only = ["--only", "zoo-nist/toy-ok"];
+    let out = campaign_cmd("build,kat", &zoo, &run, &only)
+        .env("NGCC_PERF_JAIL_OFF", "all")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("refusing to run candidate code without any containment layer"),
+        "{}",
+        text(&out)
+    );
+    let args = ["--only", "zoo-nist/toy-ok", "--allow-uncontained"];
+    let out = campaign_cmd("build,kat", &zoo, &run, &args)
+        .env("NGCC_PERF_JAIL_OFF", "all")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("running candidate code UNCONTAINED"));
+    let log = std::fs::read_to_string(run.join("kat/zoo-nist/toy-ok.log")).unwrap();
+    assert!(log.contains("; jail: UNCONTAINED"), "{log}");
+    assert!(last_line(&run.join("kat/zoo-nist/toy-ok.log")).contains(" PASS"));
+    let c: Campaign = ngcc_perf::util::read_json(&run.join("campaign.json")).unwrap();
+    assert!(c.allow_uncontained && c.containment.unwrap().uncontained());
 }

@@ -3,6 +3,7 @@
 use super::flags::{self, FlagSet};
 use super::sources::{self, SourceSet};
 use crate::candidate::{Api, Candidate, Instance, Kind};
+use crate::dataset::schema::HelperOrigin;
 use crate::util::{atomic_write, sha256_file, sha256_hex};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
@@ -18,6 +19,8 @@ pub struct Paths {
     pub library: PathBuf,
     /// `RUN/build/<cand>/<label>.log`
     pub log: PathBuf,
+    /// `RUN/build/<cand>/<label>.guide.log`: the guide-flag attempt, kept on fallback.
+    pub guide_log: PathBuf,
 }
 
 impl Paths {
@@ -26,6 +29,10 @@ impl Paths {
             work: run.join("build").join(cand).join(label),
             library: run.join("lib").join(cand).join(format!("lib{label}.so")),
             log: run.join("build").join(cand).join(format!("{label}.log")),
+            guide_log: run
+                .join("build")
+                .join(cand)
+                .join(format!("{label}.guide.log")),
         }
     }
 }
@@ -43,9 +50,13 @@ pub struct Plan {
     pub generated: Vec<(String, String)>,
     pub ldlibs: Vec<String>,
     pub cache_key: String,
+    /// ICCS helper files linked (drng.c, auxfunc.c, …), by origin; paths are absolute here.
+    pub helpers: Vec<(HelperOrigin, PathBuf)>,
 }
 
 pub fn plan(cand: &Candidate, inst: &Instance, flag_set: FlagSet, paths: &Paths) -> Result<Plan> {
+    super::guard::check_flags(cand, &inst.cflags, &inst.ldlibs)
+        .map_err(|e| anyhow::anyhow!("instance {}: {e}", inst.label))?;
     let set: SourceSet = sources::resolve(cand, inst)?;
     let shim_dir = paths.work.join("shim");
     let mut generated = vec![
@@ -58,33 +69,62 @@ pub fn plan(cand: &Candidate, inst: &Instance, flag_set: FlagSet, paths: &Paths)
     ];
     let mut srcs = set.sources.clone();
     let mut includes = vec![shim_dir.clone()];
+    let mut helpers = Vec::new();
     match cand.api {
         Api::Nist => generated.push(("randombytes.h".into(), crate::csrc::RANDOMBYTES_H.into())),
         Api::Iccs => {
-            // The instance's own helper files win over ours (reference §5.2).
+            // The instance's own helper files win (reference §5.2), then the official files
+            // of `iccs_helpers`, then ours.
             let iccs_dir = paths.work.join("iccs");
-            let mut helpers: Vec<(&str, &str)> = vec![
+            let official = cand.iccs_helpers_dir()?;
+            if let Some(dir) = official.as_ref().filter(|d| d.exists()) {
+                super::guard::check_path(cand, "iccs_helpers folder", dir)
+                    .map_err(|e| anyhow::anyhow!("instance {}: {e}", inst.label))?;
+            }
+            let mut wanted = vec!["drng.c"];
+            if cand.kind != Kind::Hash {
+                wanted.push("auxfunc.c");
+            }
+            let mut embedded: Vec<(&str, &str)> = vec![
                 ("drng.h", crate::csrc::DRNG_H),
                 ("auxfunc.h", crate::csrc::AUXFUNC_H),
             ];
-            if !set.has_file("drng.c") {
-                helpers.push(("drng.c", crate::csrc::DRNG_C));
-            }
-            if cand.kind != Kind::Hash && !set.has_file("auxfunc.c") {
-                helpers.push(("auxfunc.c", crate::csrc::AUXFUNC_C));
+            for name in wanted {
+                if let Some(own) = set.file(name) {
+                    helpers.push((HelperOrigin::Package, own.clone()));
+                } else if let Some(file) = official
+                    .as_ref()
+                    .map(|d| d.join(name))
+                    .filter(|f| f.is_file())
+                {
+                    helpers.push((HelperOrigin::Official, file.clone()));
+                    srcs.push(file);
+                } else {
+                    let text = if name == "drng.c" {
+                        crate::csrc::DRNG_C
+                    } else {
+                        crate::csrc::AUXFUNC_C
+                    };
+                    embedded.push((name, text));
+                }
             }
             // Our drng.c and auxfunc.c share one SM3 core: it comes with either of them.
-            if helpers.iter().any(|(name, _)| name.ends_with(".c")) {
-                helpers.push(("iccs_sm3.h", crate::csrc::ICCS_SM3_H));
-                helpers.push(("iccs_sm3.c", crate::csrc::ICCS_SM3_C));
+            if embedded.iter().any(|(name, _)| name.ends_with(".c")) {
+                embedded.push(("iccs_sm3.h", crate::csrc::ICCS_SM3_H));
+                embedded.push(("iccs_sm3.c", crate::csrc::ICCS_SM3_C));
             }
-            for (name, text) in helpers {
+            for (name, text) in embedded {
                 generated.push((format!("../iccs/{name}"), text.to_string()));
                 if name.ends_with(".c") {
                     srcs.push(iccs_dir.join(name));
+                    helpers.push((HelperOrigin::Embedded, iccs_dir.join(name)));
                 }
             }
             includes.extend(set.includes.iter().cloned());
+            // Official headers before ours, so the official files compile as shipped.
+            if let Some(dir) = official.filter(|d| d.is_dir()) {
+                includes.push(dir);
+            }
             includes.push(iccs_dir);
         }
     }
@@ -130,6 +170,7 @@ pub fn plan(cand: &Candidate, inst: &Instance, flag_set: FlagSet, paths: &Paths)
         generated,
         ldlibs: inst.ldlibs.clone(),
         cache_key,
+        helpers,
     })
 }
 
@@ -343,14 +384,19 @@ fn run_logged(cmd: &mut Command, log: &mut String) -> Result<Option<String>> {
         .chain(cmd.get_args().map(|a| a.to_string_lossy().to_string()))
         .collect();
     writeln!(log, "$ {}", line.join(" "))?;
-    let out = cmd
-        .output()
-        .with_context(|| format!("running {}", line[0]))?;
+    let out = super::bounded::output(cmd).with_context(|| format!("running {}", line[0]))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     log.push_str(&String::from_utf8_lossy(&out.stdout));
     log.push_str(&stderr);
-    if out.status.success() {
+    if out.success() {
         return Ok(None);
+    }
+    let program = Path::new(&line[0])
+        .file_name()
+        .map_or(line[0].clone(), |n| n.to_string_lossy().into_owned());
+    if let Some(why) = out.bound_hit(&program) {
+        writeln!(log, "{why}")?;
+        return Ok(Some(why));
     }
     // The most telling line: an undefined reference, else the first error that is not
     // the linker driver's summary.
@@ -366,6 +412,8 @@ fn run_logged(cmd: &mut Command, log: &mut String) -> Result<Option<String>> {
         .unwrap_or("failed without output")
         .trim()
         .to_string();
-    writeln!(log, "exit status: {}", out.status)?;
+    if let Some(status) = out.status {
+        writeln!(log, "exit status: {status}")?;
+    }
     Ok(Some(first))
 }

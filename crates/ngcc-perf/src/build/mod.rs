@@ -2,14 +2,18 @@
 //! content (the phase driver with the guide → harness-default fallback is
 //! `campaign::phases::build`).
 
+pub mod bounded;
 pub mod compiler;
 pub mod elf;
 pub mod flags;
+pub mod guard;
 pub mod instance;
 pub mod sources;
 
 use crate::candidate::{Candidate, Instance};
-use crate::dataset::schema::{BuildEntry, BuildStatus, KatStatus, SourceFile};
+use crate::dataset::schema::{
+    BuildEntry, BuildStatus, HelperFile, HelperOrigin, KatStatus, SourceFile,
+};
 use crate::rundir::RunDir;
 use crate::util::sha256_file;
 use anyhow::Result;
@@ -75,9 +79,14 @@ pub fn build_instance(
     };
     entry.sources = list_sources()?;
     let _ = std::fs::remove_file(&paths.log);
+    if flag_set == FlagSet::Guide {
+        // A fresh guide attempt: an older attempt's kept log no longer applies.
+        let _ = std::fs::remove_file(&paths.guide_log);
+    }
     let built = instance::compile_and_link(&plan, &paths)?;
     // Generated sources exist only now; list them too.
     entry.sources = list_sources()?;
+    entry.helpers = helper_files(cand, run, &plan.helpers)?;
     if built.ok {
         entry.build_status = Some(BuildStatus::Built);
         entry.kat = KatStatus::Pending;
@@ -92,6 +101,36 @@ pub fn build_instance(
     Ok((entry, true))
 }
 
+/// The helper files of a plan as build.json records them, with their hashes.
+fn helper_files(
+    cand: &Candidate,
+    run: &RunDir,
+    helpers: &[(HelperOrigin, std::path::PathBuf)],
+) -> Result<Vec<HelperFile>> {
+    helpers
+        .iter()
+        .map(|(origin, path)| {
+            let name = path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let shown = match origin {
+                HelperOrigin::Embedded => format!("csrc/iccs/{name}"),
+                // The folder is the manifest's `iccs_helpers`; the hash says which file.
+                HelperOrigin::Official => format!("${{ICCS_HELPERS}}/{name}"),
+                HelperOrigin::Package => portable(cand, run, path),
+            };
+            Ok(HelperFile {
+                name,
+                origin: *origin,
+                path: shown,
+                sha256: sha256_file(path)?,
+            })
+        })
+        .collect()
+}
+
 /// Source paths as recorded: `${PQCLEAN}/…`, relative to the run or candidate, never $HOME.
 fn portable(cand: &Candidate, run: &RunDir, path: &Path) -> String {
     if let Ok(pq) = crate::samples::pqclean_dir()
@@ -101,6 +140,12 @@ fn portable(cand: &Candidate, run: &RunDir, path: &Path) -> String {
     }
     if let Ok(rest) = path.strip_prefix(&run.root) {
         return rest.display().to_string();
+    }
+    if let Some(rest) = cand
+        .package_dir()
+        .and_then(|p| path.strip_prefix(p).ok().map(Path::to_path_buf))
+    {
+        return format!("${{PACKAGE}}/{}", rest.display());
     }
     if let Ok(rest) = path.strip_prefix(&cand.root) {
         return format!("{}/{}", cand.id, rest.display());

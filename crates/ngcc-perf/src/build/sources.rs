@@ -1,22 +1,10 @@
-//! Which files make an instance: source globs, the reference exclusion rule, includes.
+//! Which files make an instance: source globs minus the reference exclusion rule
+//! (`candidate::exclude`), includes, and the path guard (`guard`).
 
+use crate::candidate::exclude::excluded_path;
 use crate::candidate::{Candidate, Instance};
 use anyhow::{Context, Result, bail};
-use regex::Regex;
-use std::path::PathBuf;
-use std::sync::OnceLock;
-
-/// Basenames the reference harness never compiles by default: KAT drivers, mains, tests.
-fn excluded(name: &str) -> bool {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(
-            r"^(KAT_|PQCgenKAT|main|test|bench|speed|cpucycles|osfreq|run_bench|selftest|self_test|example|demo|kat\.c|kat_)|(_test|test_|_bench|bench_|_main|_kat)\.",
-        )
-        .expect("valid regex")
-    })
-    .is_match(name)
-}
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone)]
 pub struct SourceSet {
@@ -24,7 +12,17 @@ pub struct SourceSet {
     pub includes: Vec<PathBuf>,
 }
 
+/// The instance's files: `sources` globs (default `*.c`, `*.S`) relative to `dir`, minus the
+/// exclusion rule (always, also for explicit patterns), then `extra_sources` as given, and
+/// the include folders. Every path must resolve inside the allowed roots (`guard`). Anything
+/// wrong — a folder or file that is not there, a path outside the roots, no C file, a pattern
+/// matching nothing, a file resolving outside the folder — fails that instance's build only
+/// (BUILDFAIL); the campaign goes on.
 pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
+    let inside = |what: &str, p: &Path| {
+        super::guard::check_path(cand, what, p)
+            .map_err(|e| anyhow::anyhow!("instance {}: {e}", inst.label))
+    };
     let dir = cand.instance_dir(inst)?;
     if !dir.is_dir() {
         bail!(
@@ -33,30 +31,46 @@ pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
             dir.display()
         );
     }
+    inside("source folder", &dir)?;
+    let real_dir = dir
+        .canonicalize()
+        .with_context(|| format!("instance {}: {}", inst.label, dir.display()))?;
     let default_globs = inst.sources.is_empty();
     let globs: Vec<String> = if default_globs {
         vec!["*.c".into(), "*.S".into()]
     } else {
         inst.sources.clone()
     };
+    // Folder names may hold glob characters; only the pattern part is a pattern.
+    let base = glob::Pattern::escape(&dir.to_string_lossy());
     let mut sources = Vec::new();
     for pattern in &globs {
-        let full = dir.join(pattern);
-        let mut matched: Vec<PathBuf> = glob::glob(&full.to_string_lossy())
+        let full = format!("{base}/{pattern}");
+        let mut matched: Vec<PathBuf> = glob::glob(&full)
             .with_context(|| format!("instance {}: bad source pattern {pattern:?}", inst.label))?
             .filter_map(|p| p.ok())
             .filter(|p| p.is_file())
-            .filter(|p| {
-                !default_globs || !excluded(&p.file_name().unwrap_or_default().to_string_lossy())
-            })
+            .filter(|p| !excluded_path(p.strip_prefix(&dir).unwrap_or(p)))
             .collect();
         matched.sort();
         if matched.is_empty() && !default_globs {
             bail!(
-                "instance {}: source pattern {pattern:?} matches no file in {}",
+                "instance {}: source pattern {pattern:?} matches no file in {} (KAT drivers, mains, tests and benchmarks are never compiled)",
                 inst.label,
                 dir.display()
             );
+        }
+        for p in &matched {
+            inside("source", p)?;
+            let real = p.canonicalize()?;
+            if !real.starts_with(&real_dir) {
+                bail!(
+                    "instance {}: source {} resolves outside {} (use extra_sources for files elsewhere)",
+                    inst.label,
+                    p.display(),
+                    dir.display()
+                );
+            }
         }
         sources.extend(matched);
     }
@@ -69,6 +83,7 @@ pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
                 path.display()
             );
         }
+        inside("extra source", &path)?;
         sources.push(path);
     }
     if sources.is_empty() {
@@ -89,44 +104,17 @@ pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
                 path.display()
             );
         }
+        inside("include folder", &path)?;
         includes.push(path);
     }
     Ok(SourceSet { sources, includes })
 }
 
 impl SourceSet {
-    pub fn has_file(&self, name: &str) -> bool {
+    /// The source whose file name is `name` (the instance's own `drng.c`, …), if any.
+    pub fn file(&self, name: &str) -> Option<&PathBuf> {
         self.sources
             .iter()
-            .any(|p| p.file_name().is_some_and(|n| n == name))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn exclusion_rule_matches_the_reference() {
-        for name in [
-            "KAT_KEM.c",
-            "PQCgenKAT_kem.c",
-            "main.c",
-            "test_foo.c",
-            "foo_test.c",
-            "kat.c",
-            "bench_x.c",
-            "speed.c",
-        ] {
-            assert!(super::excluded(name), "{name} should be excluded");
-        }
-        for name in [
-            "kem.c",
-            "fips202.c",
-            "attest.c",
-            "poly.c",
-            "contest.c",
-            "drng.c",
-        ] {
-            assert!(!super::excluded(name), "{name} should be kept");
-        }
+            .find(|p| p.file_name().is_some_and(|n| n == name))
     }
 }

@@ -6,7 +6,7 @@ use super::host_gate::HostState;
 use super::measurable::OpSpec;
 use super::{Selected, Settings};
 use crate::child::protocol::{Limits, OpJob, OpOutput, Request};
-use crate::dataset::schema::{BuildEntry, Calibration, Planning, ProcessStatus};
+use crate::dataset::schema::{BuildEntry, Calibration, KatStatus, Planning, ProcessStatus};
 use crate::rundir::RunDir;
 use crate::sandbox::{self, Exit, Outcome, Spec};
 use crate::util::read_json;
@@ -132,6 +132,16 @@ pub fn run_child(
             ..Default::default()
         },
         (_, Ok(o)) => o,
+        (_, Err(_)) if outcome.unexpected.is_some() || outcome.jail_error.is_some() => OpOutput {
+            status: ProcessStatus::Failed,
+            error: Some(format!(
+                "{}: {}",
+                KatStatus::Crash,
+                outcome.failure_text().unwrap_or_default()
+            )),
+            sandbox: outcome.sandbox.clone().unwrap_or_default(),
+            ..Default::default()
+        },
         (_, Err(_)) => OpOutput {
             status: ProcessStatus::Failed,
             error: Some(format!(

@@ -67,6 +67,7 @@ pub fn check(
         utc: utc_now_iso(),
         problems: problems.clone(),
         shard: shard.map(|(k, n)| format!("{k}/{n}")),
+        host: environment.hostname.text(),
     });
     for p in &problems {
         if !c.host_problems.contains(p) {

@@ -1,6 +1,7 @@
 //! Which instances are timed, and which operations each has (reference §1.7, §1.10).
 
 use super::host_gate::{self, HostState};
+use super::shard::in_shard;
 use super::{Phase, Selected, Settings};
 use crate::candidate::Kind;
 use crate::dataset::schema::{
@@ -143,14 +144,6 @@ pub fn operations(kind: Kind, exchange: Option<&Calibration>) -> Vec<OpSpec> {
             ops.into_iter().map(OpSpec::plain).collect()
         }
     }
-}
-
-/// Deterministic shard of an instance (1-based K of N): the same in every process and phase.
-pub fn in_shard(key: &str, shard: Option<(u32, u32)>) -> bool {
-    let Some((k, n)) = shard else { return true };
-    let digest = crate::util::sha256_hex(key.as_bytes());
-    let v = u64::from_str_radix(&digest[..15], 16).unwrap_or(0);
-    v % u64::from(n) == u64::from(k - 1)
 }
 
 /// A selected instance that will be timed, with its build entry.

@@ -2,12 +2,15 @@
 //! wrote, writes its own files atomically and skips work already done, so a killed campaign
 //! resumes where it stopped.
 
-pub mod context;
-pub mod host_gate;
-pub mod measurable;
-pub mod phases;
-pub mod select;
-pub mod settings;
+pub(crate) mod context;
+pub(crate) mod host_gate;
+pub(crate) mod jail_gate;
+pub(crate) mod measurable;
+pub(crate) mod phases;
+pub(crate) mod seed;
+pub(crate) mod select;
+pub(crate) mod settings;
+pub mod shard;
 
 use crate::dataset::schema::KatStatus;
 use crate::rundir;
@@ -30,11 +33,20 @@ pub fn execute(settings: &Settings) -> Result<ExitCode> {
     }
     crate::candidate::discover::check_unique(&cands)?;
     let selected = select::select(&cands, settings.only.as_deref())?;
-    if settings.phases.contains(&Phase::Build) {
-        select::check_sources(&selected)?;
-    }
+    // Manifest paths must stay inside these roots; compiler calls are bounded.
+    let mut roots = settings.candidates.clone();
+    roots.extend(settings.allow_source_roots.iter().cloned());
+    crate::build::guard::set_roots(&roots);
+    crate::build::bounded::set_timeout(settings.build_timeout_s);
     let run = rundir::RunDir::open(&settings.run)?;
+    if let Some(from) = &settings.build_from {
+        seed::seed(&run, from, settings.shard)?;
+    }
     phases::start(&run)?;
+    // Candidate code runs in every phase but build: check the jail first.
+    if let Some(first) = settings.phases.iter().find(|p| **p != Phase::Build) {
+        jail_gate::check(&run, first.name(), settings.allow_uncontained)?;
+    }
     for &phase in &settings.phases {
         match phase {
             Phase::Build => phases::build::run(&run, &selected, settings)?,

@@ -16,20 +16,6 @@ impl Selected {
     }
 }
 
-/// A source folder or file the manifest names but that is not there is bad input (exit 2,
-/// before any work), unlike code that does not compile (BUILDFAIL, the campaign goes on).
-pub fn check_sources(selected: &[Selected]) -> Result<()> {
-    for s in selected {
-        if let Err(e) = crate::build::sources::resolve(&s.cand, &s.inst) {
-            return Err(crate::util::Failure::usage(format!(
-                "{}: {e:#}",
-                s.cand.root.join("candidate.toml").display()
-            )));
-        }
-    }
-    Ok(())
-}
-
 pub fn select(cands: &[Candidate], only: Option<&str>) -> Result<Vec<Selected>> {
     let patterns: Option<Vec<glob::Pattern>> = only
         .map(|o| {

@@ -2,6 +2,9 @@
 //! once; everything below the command line reads `Settings`. `demo`, `bench` and tests build
 //! `Settings` directly, and clap's defaults are the same constants.
 
+use super::seed;
+use super::shard::{self, ShardArg};
+use crate::build::bounded::DEFAULT_TIMEOUT_S as DEFAULT_BUILD_TIMEOUT_S;
 use crate::dataset::schema::Planning;
 use crate::kat::run::KatOptions;
 use crate::sandbox::DEFAULT_MEM_LIMIT_MIB;
@@ -114,7 +117,8 @@ pub struct CampaignArgs {
     #[arg(long, default_value_t = DEFAULT_KAT_TIMEOUT_S)]
     pub kat_timeout: u64,
     /// Benchmark CPU: every calibration and trial process is pinned to it
-    /// (default: the last online CPU, leaving CPU 0 to the system).
+    /// (default: the last CPU this process may run on, leaving CPU 0 to the system; under a
+    /// scheduler that binds the task to a core, that core).
     #[arg(long)]
     pub cpu: Option<u32>,
     /// Seconds of timed work per trial (fixed per run).
@@ -127,9 +131,20 @@ pub struct CampaignArgs {
     /// VM…). The problems are recorded in campaign.json and every record.
     #[arg(long)]
     pub allow_unfixed_host: bool,
-    /// Measure only shard K of N (1-based), e.g. `2/3`, for parallel runs on several cores.
-    #[arg(long, value_parser = parse_shard)]
-    pub shard: Option<(u32, u32)>,
+    /// Measure only shard K of N (1-based), e.g. `2/3`, for parallel runs on several cores;
+    /// `auto`: K and N from the scheduler (a Slurm job array task or a Kubernetes Indexed Job
+    /// pod; see `ngcc-perf slurm`). `{shard}` in --run is replaced by K.
+    #[arg(long, value_name = "K/N|auto", value_parser = shard::parse)]
+    pub shard: Option<ShardArg>,
+    /// With `--shard auto`: the number of shards N (required under Kubernetes; under Slurm it
+    /// makes K the array index itself, so one index can be resubmitted alone).
+    #[arg(long, value_name = "N")]
+    pub shard_count: Option<u32>,
+    /// Start a new run directory from the shared build run BUILD (build and KAT done once,
+    /// before the shards): copies build.json, campaign.json, every KAT log and this shard's
+    /// libraries, objects and KAT output. Only calibrate, measure and profile may run.
+    #[arg(long, value_name = "BUILD")]
+    pub build_from: Option<PathBuf>,
     /// `kat_issues.csv` (`ID;Label;Action;Cause`): rows with action `exclude` are not timed.
     #[arg(long)]
     pub kat_issues: Option<PathBuf>,
@@ -146,16 +161,17 @@ pub struct CampaignArgs {
     /// `auxfunc.c`, `auxfunc.h`) instead of ngcc-perf's embedded copy (`csrc/iccs`).
     #[arg(long, value_name = "DIR")]
     pub iccs_helpers: Option<PathBuf>,
-}
-
-fn parse_shard(s: &str) -> Result<(u32, u32), String> {
-    let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 1/3")?;
-    let k: u32 = k.parse().map_err(|_| "K is not a number")?;
-    let n: u32 = n.parse().map_err(|_| "N is not a number")?;
-    if k < 1 || k > n {
-        return Err(format!("shard {k}/{n}: need 1 <= K <= N"));
-    }
-    Ok((k, n))
+    /// Run candidate code even where the host offers no containment layer at all (no
+    /// namespaces, Landlock or seccomp); campaign.json, every record and the pages say so.
+    #[arg(long)]
+    pub allow_uncontained: bool,
+    /// Seconds before one compiler or linker call is killed (its instance is a BUILDFAIL).
+    #[arg(long, default_value_t = DEFAULT_BUILD_TIMEOUT_S)]
+    pub build_timeout: u64,
+    /// More folders (besides each --candidates folder and the fetched PQClean tree) that
+    /// manifest paths (`dir`, `sources`, `include`, `extra_sources`) may point into.
+    #[arg(long)]
+    pub allow_source_root: Vec<PathBuf>,
 }
 
 /// The number of CPUs this process may use.
@@ -165,9 +181,10 @@ fn cpus() -> usize {
         .unwrap_or(1)
 }
 
-/// The default benchmark CPU: the last one this process may use.
+/// The default benchmark CPU: the last one this process may run on (under a scheduler that
+/// binds tasks to cores, the task's own core).
 pub fn default_cpu() -> u32 {
-    (cpus().saturating_sub(1)) as u32
+    shard::allowed_cpus().last().copied().unwrap_or(0)
 }
 
 /// A campaign's settings, resolved once (defaults filled in, phases parsed).
@@ -187,7 +204,11 @@ pub struct Settings {
     pub trial_target_s: f64,
     pub op_budget_s: f64,
     pub allow_unfixed_host: bool,
+    /// The shard measured (K of N), resolved from `--shard` (also `auto`); `run` already
+    /// has `{shard}` replaced by K.
     pub shard: Option<(u32, u32)>,
+    /// The shared build run a shard's run directory is seeded from (`--build-from`).
+    pub build_from: Option<PathBuf>,
     pub kat_issues: Option<PathBuf>,
     /// Ceiling in seconds on every calibration, trial and profile process.
     pub measure_timeout_s: Option<f64>,
@@ -195,6 +216,12 @@ pub struct Settings {
     pub mem_limit_mib: u64,
     /// Baseline: the official ICCS API folder, or `None` for the embedded helpers.
     pub iccs_helpers: Option<PathBuf>,
+    /// Run candidate code on a host without any containment layer.
+    pub allow_uncontained: bool,
+    /// Seconds before one compiler or linker call is killed.
+    pub build_timeout_s: u64,
+    /// Folders manifest paths may point into besides the candidate folders and PQClean.
+    pub allow_source_roots: Vec<PathBuf>,
 }
 
 impl Settings {
@@ -214,10 +241,14 @@ impl Settings {
             op_budget_s: DEFAULT_OP_BUDGET_S,
             allow_unfixed_host: false,
             shard: None,
+            build_from: None,
             kat_issues: None,
             measure_timeout_s: None,
             mem_limit_mib: DEFAULT_MEM_LIMIT_MIB,
             iccs_helpers: None,
+            allow_uncontained: false,
+            build_timeout_s: DEFAULT_BUILD_TIMEOUT_S,
+            allow_source_roots: Vec::new(),
         }
     }
 
@@ -249,7 +280,9 @@ impl TryFrom<CampaignArgs> for Settings {
 
     fn try_from(a: CampaignArgs) -> Result<Settings> {
         let phases = Phase::parse_list(&a.phases)?;
-        let defaults = Settings::new(&phases, a.candidates, a.run);
+        let (shard, run) = shard::resolve(a.shard, a.shard_count, &a.run)?;
+        seed::check_phases(a.build_from.as_deref(), &phases)?;
+        let defaults = Settings::new(&phases, a.candidates, run);
         Ok(Settings {
             only: a.only,
             jobs: a.jobs.unwrap_or(defaults.jobs).max(1),
@@ -260,11 +293,15 @@ impl TryFrom<CampaignArgs> for Settings {
             trial_target_s: a.trial_target,
             op_budget_s: a.op_budget,
             allow_unfixed_host: a.allow_unfixed_host,
-            shard: a.shard,
+            shard,
+            build_from: a.build_from,
             kat_issues: a.kat_issues,
             measure_timeout_s: a.measure_timeout,
             mem_limit_mib: a.mem_limit,
             iccs_helpers: a.iccs_helpers,
+            allow_uncontained: a.allow_uncontained,
+            build_timeout_s: a.build_timeout,
+            allow_source_roots: a.allow_source_root,
             ..defaults
         })
     }

@@ -1,4 +1,5 @@
-//! `ngcc-perf import pqclean`: one manifest per PQClean scheme family.
+//! `ngcc-perf import pqclean`: one manifest per PQClean scheme family; `import ngcc`
+//! (official NGCC packages) lives in `ngcc/`.
 
 use super::pqclean::{self, PqcImpl};
 use super::{Api, Candidate, Instance, KatSpec};
@@ -9,15 +10,38 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    ngcc-perf import pqclean --out cands\n  \
+    ngcc-perf import ngcc ~/ngcc/Lore --id kem-19 --kat-manifest kat.sha256 --dry-run\n  \
+    ngcc-perf import ngcc ~/ngcc/Lore --id kem-19 --kat-manifest kat.sha256 --out cands/kem-19")]
 pub struct ImportArgs {
-    /// What to import: `pqclean`.
+    /// What to import: `pqclean` (a PQClean tree) or `ngcc` (an unpacked NGCC submission
+    /// package: every reference instance folder, its build files read but never run).
     pub source: String,
-    /// The PQClean tree to import (default: the tree cargo fetched; manifests then refer to
-    /// it as `${PQCLEAN}` so they work on any machine).
+    /// pqclean: the tree to import (default: the tree cargo fetched; manifests then refer to
+    /// it as `${PQCLEAN}` so they work on any machine). ngcc: the package folder.
     pub dir: Option<PathBuf>,
-    /// Folder to write `<family>/candidate.toml` into.
+    /// pqclean: folder to write `<family>/candidate.toml` into. ngcc: folder to write
+    /// candidate.toml (and kat.sha256) into.
     #[arg(long)]
-    pub out: PathBuf,
+    pub out: Option<PathBuf>,
+    /// ngcc: the candidate id (e.g. kem-19); also selects the override table's entry.
+    #[arg(long)]
+    pub id: Option<String>,
+    /// ngcc: the reference harness's kat.sha256 for the candidate: its labels name the
+    /// instances, and it is copied next to candidate.toml.
+    #[arg(long, value_name = "FILE")]
+    pub kat_manifest: Option<PathBuf>,
+    /// ngcc: folder with the official ICCS API files (drng.c, auxfunc.c, headers), linked
+    /// for instances that do not ship their own.
+    #[arg(long, value_name = "DIR")]
+    pub iccs_helpers: Option<PathBuf>,
+    /// ngcc: an override table of the shipped form, applied after the shipped one.
+    #[arg(long, value_name = "FILE")]
+    pub overrides: Option<PathBuf>,
+    /// ngcc: print the table of instances found and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Also import avx2 implementations this CPU cannot run (they will fail their KAT).
     #[arg(long)]
     pub all_impls: bool,
@@ -27,13 +51,39 @@ pub struct ImportArgs {
     pub family: Vec<String>,
 }
 
+impl ImportArgs {
+    /// `import pqclean --out OUT --family …` on the fetched tree, for jobs run from code.
+    pub fn pqclean(out: PathBuf, family: Vec<String>) -> ImportArgs {
+        ImportArgs {
+            source: "pqclean".into(),
+            dir: None,
+            out: Some(out),
+            id: None,
+            kat_manifest: None,
+            iccs_helpers: None,
+            overrides: None,
+            dry_run: false,
+            all_impls: false,
+            family,
+        }
+    }
+}
+
 pub fn run(args: ImportArgs) -> Result<ExitCode> {
+    if args.source == "ngcc" {
+        return super::ngcc::cli(&args);
+    }
     if args.source != "pqclean" {
         return Err(crate::util::Failure::usage(format!(
-            "import: unknown source {:?} (known: pqclean)",
+            "import: unknown source {:?} (known: pqclean, ngcc)",
             args.source
         )));
     }
+    let Some(out) = args.out.clone() else {
+        return Err(crate::util::Failure::usage(
+            "import pqclean: --out DIR is required",
+        ));
+    };
     let mut cands = pqclean_candidates(args.dir.as_deref(), args.all_impls)?;
     if !args.family.is_empty() {
         cands.retain(|c| args.family.contains(&c.id));
@@ -46,7 +96,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
     }
     let mut total = 0;
     for cand in &cands {
-        let path = args.out.join(&cand.id).join("candidate.toml");
+        let path = out.join(&cand.id).join("candidate.toml");
         let text = format!(
             "# Written by `ngcc-perf import pqclean`: the PQClean tree fetched by cargo.\n{}",
             toml::to_string(cand)?
@@ -58,7 +108,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
     println!(
         "import: {} candidates, {total} instances in {}",
         cands.len(),
-        args.out.display()
+        out.display()
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -89,6 +139,8 @@ pub fn pqclean_candidates(tree: Option<&Path>, all_impls: bool) -> Result<Vec<Ca
             kind: imp.kind,
             api: Api::Nist,
             variant: None,
+            package: None,
+            iccs_helpers: None,
             instances: Vec::new(),
             root: PathBuf::new(),
         });

@@ -1,6 +1,7 @@
 //! `candidate.toml`: one per candidate, one `[[instances]]` table per parameter set.
 //!
-//! Paths may use `${PQCLEAN}` (the PQClean tree cargo fetched) so manifests stay portable.
+//! Paths may use `${PQCLEAN}` (the PQClean tree cargo fetched) and `${PACKAGE}` (the
+//! candidate's `package` folder) so manifests stay portable.
 
 use crate::dataset::schema::KatRng;
 use anyhow::{Context, Result, bail};
@@ -54,6 +55,14 @@ pub struct Candidate {
     /// Shown as the variant in metadata: `Reference_Implementation` unless set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
+    /// An unpacked submission package (`import ngcc`): `${PACKAGE}` in paths expands to it.
+    /// Relative to the manifest's folder unless absolute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
+    /// ICCS: a folder with the official `drng.c`/`auxfunc.c` (and headers), linked where an
+    /// instance has no file of that name; without it ngcc-perf's own helpers are linked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iccs_helpers: Option<String>,
     pub instances: Vec<Instance>,
     /// Folder holding candidate.toml (set when loaded, never written).
     #[serde(skip)]
@@ -194,20 +203,44 @@ impl Candidate {
         Ok(())
     }
 
-    /// Expands `${PQCLEAN}` and resolves relative paths against `base`.
+    /// Expands `${PQCLEAN}` and `${PACKAGE}` and resolves relative paths against `base`.
     pub fn resolve(&self, base: &Path, path: &str) -> Result<PathBuf> {
-        let expanded = if path.contains("${PQCLEAN}") {
+        let mut expanded = if path.contains("${PQCLEAN}") {
             let dir = crate::samples::pqclean_dir()?;
             path.replace("${PQCLEAN}", &dir.to_string_lossy())
         } else {
             path.to_string()
         };
+        if expanded.contains("${PACKAGE}") {
+            let dir = self.package_dir().with_context(|| {
+                format!("{path}: `${{PACKAGE}}` needs `package = \"…\"` in the manifest")
+            })?;
+            expanded = expanded.replace("${PACKAGE}", &dir.to_string_lossy());
+        }
         let p = Path::new(&expanded);
         Ok(if p.is_absolute() {
             p.to_path_buf()
         } else {
             base.join(p)
         })
+    }
+
+    /// The `package` folder, resolved against the manifest's folder.
+    pub fn package_dir(&self) -> Option<PathBuf> {
+        let p = Path::new(self.package.as_deref()?);
+        Some(if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.root.join(p)
+        })
+    }
+
+    /// The `iccs_helpers` folder, resolved like any path of the manifest.
+    pub fn iccs_helpers_dir(&self) -> Result<Option<PathBuf>> {
+        self.iccs_helpers
+            .as_deref()
+            .map(|h| self.resolve(&self.root, h))
+            .transpose()
     }
 
     pub fn instance_dir(&self, inst: &Instance) -> Result<PathBuf> {

@@ -64,13 +64,6 @@ pub fn install() {
     }
 }
 
-/// A line for the result pipe, written in one `write` (best effort).
-pub fn note(tag: &str, text: &str) {
-    let line = format!("#{tag} {}\n", text.replace('\n', " "));
-    // SAFETY: fd 3 is the result pipe in a child; a failed write is ignored.
-    unsafe { libc::write(3, line.as_ptr().cast(), line.len()) };
-}
-
 struct Buf {
     b: [u8; 256],
     n: usize,

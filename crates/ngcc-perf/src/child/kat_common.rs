@@ -46,7 +46,9 @@ pub fn check_all(bufs: &[&Guarded], op: &str) -> Result<(), Fail> {
 pub struct Timer(Vec<(String, f64, u32)>);
 
 impl Timer {
+    /// Runs `f` as operation `op`: timed, and under the crash stage `op`.
     pub fn time<R>(&mut self, op: &str, f: impl FnOnce() -> R) -> R {
+        super::crash::stage(op);
         let t = Instant::now();
         let r = f();
         let ms = t.elapsed().as_secs_f64() * 1e3;

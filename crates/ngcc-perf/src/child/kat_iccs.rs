@@ -11,7 +11,7 @@ use super::guard::Guarded;
 use super::kat_common::{Fail, Timer, check_all, fail, load, rc_ok, size};
 use super::library::*;
 use super::protocol::{KatEnd, KatJob, KatOutput, VectorsJob, VectorsOutput};
-use super::{limits, rng};
+use super::rng;
 use crate::candidate::{Api, Kind};
 use crate::dataset::schema::KatStatus;
 use ngcc_iccs::hash_drbg::{self, HashDrbg};
@@ -42,6 +42,7 @@ fn returned(op: &str, what: &str, got: u64, declared: usize) -> Result<usize, Fa
 }
 
 fn reseed(f: SeedFn, seed: &[u8]) -> Result<(), Fail> {
+    super::crash::stage("init_random_number");
     // SAFETY: the shim reads `len` bytes of seed.
     let rc = unsafe { f(seed.as_ptr(), seed.len() as u64) };
     rc_ok("init_random_number", rc)
@@ -403,6 +404,7 @@ impl Sig {
             ));
         }
         m.as_mut_slice()[0] ^= 0x80;
+        super::crash::stage("verify (modified message)");
         // SAFETY: as above.
         let rc =
             unsafe { (self.verify)(pk.ptr(), pkl as u64, sn.ptr(), snl as u64, m.ptr(), mlen) };
@@ -654,7 +656,10 @@ impl Hash {
         let mut timer = Timer::default();
         // Makes one file (timed) and writes it.
         let mut file = |prefix: &str, make: &dyn Fn() -> Result<String, Fail>| {
-            let text = timer.time(prefix, make)?;
+            let text = timer.time(prefix, || {
+                super::crash::stage(&format!("CryptHash for {prefix}"));
+                make()
+            })?;
             write_file(job, out, &name(prefix), &text)
         };
         file("KAT_2_12", &|| self.kat_2_12())?;
@@ -779,7 +784,7 @@ impl rng::ByteSource for ModelStream {
 
 /// Runs a [`VectorsJob`] (see there).
 pub fn vectors(job: &VectorsJob) -> VectorsOutput {
-    limits::apply(&job.limits);
+    super::sandbox(&job.limits);
     match vectors_inner(job) {
         Ok(values) => VectorsOutput {
             status: KatEnd::Ok,

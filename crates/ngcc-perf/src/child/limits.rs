@@ -2,8 +2,8 @@
 
 use super::protocol::Limits;
 
-/// Applies resource limits, pinning and network isolation; returns a short description of
-/// what took effect (recorded with results).
+/// Applies resource limits and pinning; returns a short description of what took effect
+/// (recorded with results). Isolation is the jail's (`crate::jail`).
 pub fn apply(limits: &Limits) -> String {
     let mut notes = Vec::new();
     set(libc::RLIMIT_CORE, 0);
@@ -25,13 +25,6 @@ pub fn apply(limits: &Limits) -> String {
             Err(e) => notes.push(format!("not pinned: {e}")),
         }
     }
-    // SAFETY: unshare only affects this process; failure (no privilege) is reported.
-    let net = unsafe { libc::unshare(libc::CLONE_NEWNET) } == 0;
-    notes.push(if net {
-        "no network".into()
-    } else {
-        "network not isolated (unshare refused)".into()
-    });
     notes.push("core dumps off".into());
     notes.join(", ")
 }

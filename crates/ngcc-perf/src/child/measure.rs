@@ -9,12 +9,29 @@ use crate::dataset::schema::Trial;
 use crate::dataset::schema::{Op, ProcessStatus, TimingScope};
 use crate::measure::counter::{Counter, monotonic_raw_ns, overhead};
 
+/// Folder (in the working directory, the jail's scratch) where a trial leaves its buffers
+/// after the last timed iteration, in the setup layout: the outputs the parent can verify.
+pub const LAST_OUTPUTS: &str = "last";
 /// Calls of a calibration: warm single calls until this many seconds (at least 3 calls).
 const CALIBRATION_S: f64 = 0.25;
 /// Above this, one cold call is the calibration (a warm repeat would cost too much).
 const SLOW_CALL_S: f64 = 5.0;
 
+/// A counter opened before the jail's seccomp filter (which denies perf_event_open).
+static PREOPENED: std::sync::Mutex<Option<Counter>> = std::sync::Mutex::new(None);
+
+/// Opens the job's counter now, before the library is loaded; `ready` takes it.
+pub fn preopen_counter(job: &OpJob) {
+    let c = new_counter(job);
+    *PREOPENED.lock().unwrap_or_else(|e| e.into_inner()) = Some(c);
+}
+
 fn open_counter(job: &OpJob) -> Counter {
+    let pre = PREOPENED.lock().unwrap_or_else(|e| e.into_inner()).take();
+    pre.unwrap_or_else(|| new_counter(job))
+}
+
+fn new_counter(job: &OpJob) -> Counter {
     let forced = job.counter.as_ref().and_then(Counter::open);
     let mut c = forced.unwrap_or_else(Counter::open_best);
     c.open_instructions();
@@ -215,6 +232,16 @@ pub fn trial(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
             out.error = Some(format!("OVERFLOW: {e}"));
             out.trials.pop();
             break;
+        }
+    }
+    if !out.trials.is_empty() {
+        let dir = std::path::Path::new(LAST_OUTPUTS);
+        if let Err(e) = std::fs::create_dir_all(dir)
+            .map_err(|e| e.to_string())
+            .and_then(|()| runner.save(dir))
+        {
+            out.error
+                .get_or_insert(format!("saving the last outputs: {e}"));
         }
     }
     let count = out.trials.iter().map(|t| t.measurements).sum();

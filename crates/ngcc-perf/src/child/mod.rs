@@ -1,6 +1,6 @@
-//! Code that runs inside the sandboxed child process (the same binary, `__child`).
-//! The child limits itself, loads one library, does one job, and writes its JSON result to
-//! fd 3. Candidate code may crash or hang; the orchestrator classifies that from outside.
+//! Code that runs inside the jail's worker (the same binary, `__jailed`, see `sandbox::jail`).
+//! The worker limits itself, loads one library, does one job, and writes its JSON result to
+//! fd 3. Candidate code may crash, hang or lie; the orchestrator judges from outside.
 
 pub(crate) mod crash;
 pub(crate) mod guard;
@@ -18,34 +18,51 @@ pub(crate) mod rng;
 pub(crate) mod stack;
 
 use crate::dataset::schema::{KatStatus, ProcessStatus};
+use crate::sandbox::jail::{channel, worker};
 use anyhow::{Context, Result};
-use clap::Args;
 use protocol::{KatEnd, KatOutput, Request};
 use std::io::Write;
 use std::os::fd::FromRawFd;
 use std::process::ExitCode;
 
-#[derive(Args, Debug)]
-pub struct ChildArgs {
-    /// JSON request file written by the orchestrator.
-    pub request: std::path::PathBuf,
+/// `ngcc-perf __jailed`: the jail's worker. Receives its job from the keeper
+/// (`sandbox::jail::worker`) and runs it; a probe only locks the worker down.
+pub fn jailed() -> Result<ExitCode> {
+    let t_start = crate::measure::counter::monotonic_raw_ns();
+    let (nonce, job) = worker::receive()?;
+    let Some(job) = job else {
+        worker::lock_down("");
+        return Ok(ExitCode::SUCCESS);
+    };
+    let mut request: Request =
+        serde_json::from_value(job.request).context("the job is not a request")?;
+    request.set_files(job.files);
+    run_request(request, &nonce, t_start)
 }
 
-pub fn run(args: ChildArgs) -> Result<ExitCode> {
-    let t_start = crate::measure::counter::monotonic_raw_ns();
+/// Runs one job: writes the JSON result, with the job's nonce, to fd 3.
+fn run_request(request: Request, nonce: &str, t_start: u64) -> Result<ExitCode> {
     crash::install();
-    let request: Request = crate::util::read_json(&args.request)?;
     let result = match request {
-        Request::Kat(job) => serde_json::to_vec(&kat(&job))?,
-        Request::Calibrate(job) => serde_json::to_vec(&op_job(&job, t_start, measure::calibrate))?,
-        Request::Trial(job) => serde_json::to_vec(&op_job(&job, t_start, measure::trial))?,
-        Request::Vectors(job) => serde_json::to_vec(&kat_iccs::vectors(&job))?,
-        Request::Profile(job) => serde_json::to_vec(&profile::run(&job, t_start))?,
+        Request::Kat(job) => serde_json::to_value(kat(&job))?,
+        Request::Calibrate(job) => serde_json::to_value(op_job(&job, t_start, measure::calibrate))?,
+        Request::Trial(job) => serde_json::to_value(op_job(&job, t_start, measure::trial))?,
+        Request::Vectors(job) => serde_json::to_value(kat_iccs::vectors(&job))?,
+        Request::Profile(job) => serde_json::to_value(profile::run(&job, t_start))?,
     };
+    let mut obj = match result {
+        serde_json::Value::Object(o) => o,
+        _ => serde_json::Map::new(),
+    };
+    obj.insert(
+        channel::NONCE_FIELD.into(),
+        serde_json::Value::String(nonce.to_string()),
+    );
+    let mut line = serde_json::to_vec(&obj)?;
+    line.push(b'\n');
     // SAFETY: fd 3 is the result pipe the orchestrator set up for this process.
     let mut pipe = unsafe { std::fs::File::from_raw_fd(3) };
-    pipe.write_all(&result).context("writing the result")?;
-    pipe.write_all(b"\n")?;
+    pipe.write_all(&line).context("writing the result")?;
     crash::finished();
     Ok(ExitCode::SUCCESS)
 }
@@ -79,10 +96,11 @@ fn kat(job: &protocol::KatJob) -> KatOutput {
     out
 }
 
-/// Applies the limits and reports them on the result pipe before any candidate code runs.
-fn sandbox(limits: &protocol::Limits) -> String {
+/// Applies the limits, then the jail's own layers (`worker::lock_down`, which reports them
+/// on the jail's trusted pipe), before any candidate code runs.
+pub(crate) fn sandbox(limits: &protocol::Limits) -> String {
     let text = limits::apply(limits);
-    crash::note("sandbox", &text);
+    worker::lock_down(&text);
     text
 }
 
@@ -91,6 +109,8 @@ fn op_job(
     t_start: u64,
     work: fn(&protocol::OpJob, &library::Lib, u64) -> protocol::OpOutput,
 ) -> protocol::OpOutput {
+    // The counter is opened before seccomp, which denies perf_event_open to candidate code.
+    measure::preopen_counter(job);
     let sandbox = sandbox(&job.limits);
     crash::stage("dlopen (library constructors)");
     let lib = library::Lib::open(&job.library);

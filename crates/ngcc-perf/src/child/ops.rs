@@ -865,7 +865,8 @@ impl<'l> Runner<'l> {
         &self.core.facts
     }
 
-    fn save(&self, dir: &Path) -> Result<(), String> {
+    /// Writes every buffer and the setup facts into `dir` (the setup layout).
+    pub fn save(&self, dir: &Path) -> Result<(), String> {
         let io = |e: anyhow::Error| format!("saving setup: {e:#}");
         for (i, b) in self.core.bufs.iter().enumerate() {
             crate::util::atomic_write(&dir.join(format!("buf{i}.bin")), b.as_slice())

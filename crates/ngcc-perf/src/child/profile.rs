@@ -167,7 +167,7 @@ fn failed(mut out: ProfileOutput, e: String) -> ProfileOutput {
 }
 
 pub fn run(job: &OpJob, t_start: u64) -> ProfileOutput {
-    let sandbox = super::limits::apply(&job.limits);
+    let sandbox = super::sandbox(&job.limits);
     let mut out = match Lib::open(&job.library) {
         Ok(lib) => profile(job, &lib),
         Err(e) => failed(ProfileOutput::default(), format!("LOADFAIL: {e}")),

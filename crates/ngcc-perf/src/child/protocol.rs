@@ -2,7 +2,10 @@
 
 use crate::candidate::{Api, Kind};
 use crate::dataset::schema::{CounterKind, KatRng, KatStatus, Op, ProcessStatus, TimingScope};
+use crate::sandbox::Job;
+use crate::sandbox::jail::JobFiles;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::path::PathBuf;
 
 #[derive(Serialize, Deserialize, Debug, Clone)]
@@ -14,6 +17,70 @@ pub enum Request {
     Vectors(VectorsJob),
     /// Hash/XOF/DRNG profile of one operation on a relinked library (`child::profile`).
     Profile(OpJob),
+}
+
+impl Request {
+    /// Puts back the paths the worker sees (the keeper rewrote [`Job::files`]).
+    pub fn set_files(&mut self, f: JobFiles) {
+        match self {
+            Request::Kat(j) => {
+                j.library = f.library;
+                j.out_dir = f.kat_dir.unwrap_or_default();
+            }
+            Request::Calibrate(j) | Request::Trial(j) | Request::Profile(j) => {
+                j.library = f.library;
+                j.setup_dir = f.setup_dir.unwrap_or_default();
+            }
+            Request::Vectors(j) => j.library = f.library,
+        }
+    }
+}
+
+impl Job for Request {
+    fn files(&self) -> JobFiles {
+        match self {
+            Request::Kat(j) => JobFiles {
+                library: j.library.clone(),
+                kat_dir: Some(j.out_dir.clone()),
+                setup_dir: None,
+            },
+            Request::Calibrate(j) | Request::Trial(j) | Request::Profile(j) => JobFiles {
+                library: j.library.clone(),
+                kat_dir: None,
+                setup_dir: Some(j.setup_dir.clone()),
+            },
+            Request::Vectors(j) => JobFiles {
+                library: j.library.clone(),
+                ..JobFiles::default()
+            },
+        }
+    }
+
+    /// A well-formed output of this job's kind whose status is a failure the worker admits,
+    /// or `ok`/`complete` ("now judge my files and trials"); a verdict such as PASS never is.
+    fn admits(&self, result: &Value) -> bool {
+        let kat = |s: KatEnd| match s {
+            KatEnd::Ok => true,
+            KatEnd::Failed(k) => matches!(
+                k,
+                KatStatus::CryptoFail
+                    | KatStatus::Overflow
+                    | KatStatus::LoadFail
+                    | KatStatus::Mismatch
+                    | KatStatus::Crash
+                    | KatStatus::NoKat
+            ),
+        };
+        use ProcessStatus as P;
+        match self {
+            Request::Kat(_) => KatOutput::deserialize(result).is_ok_and(|o| kat(o.status)),
+            Request::Vectors(_) => VectorsOutput::deserialize(result).is_ok_and(|o| kat(o.status)),
+            Request::Calibrate(_) | Request::Trial(_) => OpOutput::deserialize(result)
+                .is_ok_and(|o| matches!(o.status, P::Complete | P::Partial | P::Failed)),
+            Request::Profile(_) => ProfileOutput::deserialize(result)
+                .is_ok_and(|o| matches!(o.status, P::Complete | P::Failed)),
+        }
+    }
 }
 
 /// Limits the child applies to itself before loading candidate code.

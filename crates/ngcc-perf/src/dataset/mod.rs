@@ -1,8 +1,9 @@
-//! The dataset: JSON schema (the only place with JSON field names), loading, publishing, and
-//! the catalog files that go with it.
+//! The dataset: JSON schema (the only place with JSON field names), loading, publishing,
+//! merging shards, and the catalog files that go with it.
 
 pub(crate) mod catalog;
 pub(crate) mod catalog_init;
-pub(crate) mod load;
+pub mod load;
+pub(crate) mod merge;
 pub(crate) mod publish;
 pub mod schema;

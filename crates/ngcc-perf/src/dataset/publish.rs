@@ -3,11 +3,13 @@
 //! written, the dataset is built in a temporary sibling folder and renamed into place, and a
 //! destination is only ever replaced if it is empty or a dataset this command wrote.
 
+use crate::journal;
 use crate::util::Failure;
 use crate::util::fsx::to_json_bytes;
 use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -33,8 +35,13 @@ const FORBIDDEN: [&str; 4] = ["/home/", "/tmp/", "/root/", "/Users/"];
 
 pub fn run(args: PublishArgs) -> Result<ExitCode> {
     let n = publish(&args.run, &args.system, &args.out)?;
+    let journal = if args.run.join(journal::RUN_JOURNAL).is_file() {
+        ""
+    } else {
+        " (the run has no journal: neither has the dataset)"
+    };
     println!(
-        "publish: {n} files for system {} -> {}",
+        "publish: {n} files for system {} -> {}{journal}",
         args.system,
         args.out.display()
     );
@@ -122,8 +129,62 @@ fn absolute(p: &Path) -> Result<PathBuf> {
 }
 
 /// Stages every file in memory, refuses on any remaining absolute path, then writes the
-/// dataset atomically. Returns the number of evidence files written.
+/// dataset atomically, with its journal when the run has one. Returns the number of files
+/// written.
 pub fn publish(run: &Path, system: &str, out: &Path) -> Result<usize> {
+    let Staged {
+        mut files,
+        run_sha256,
+    } = stage(run)?;
+    for (rel, bytes) in &mut files {
+        if rel == "campaign.json" {
+            *bytes = with_system_id(&String::from_utf8_lossy(bytes), system)?.into_bytes();
+        }
+    }
+    refuse_absolute(&files)?;
+    if let Some(run_sha) = &run_sha256 {
+        let text = journal::dataset_text(&files, &|rel| run_sha[rel].clone());
+        files.push((journal::DATASET_JOURNAL.to_string(), text.into_bytes()));
+    }
+    write_dataset(out, &files)?;
+    Ok(files.len())
+}
+
+/// A run's (or a dataset's) evidence in memory, as `publish` and `merge` write it.
+pub(crate) struct Staged {
+    /// Relative path and bytes, every path of this machine rewritten relative to the run.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// Relative path → sha256 of the run file it came from, checked against the input's
+    /// journal; `None` when the input has no journal.
+    pub run_sha256: Option<BTreeMap<String, String>>,
+}
+
+/// The input's journal as (sha256 its file must have now, sha256 of the run file): a run's
+/// journal for a run directory, the dataset journal for a dataset (`merge` takes both).
+fn input_journal(input: &Path) -> Result<Option<BTreeMap<String, (String, String)>>> {
+    let what = |e: anyhow::Error, which: &str| {
+        Failure::usage(format!(
+            "refusing to publish: the {which} journal is damaged: {e:#}"
+        ))
+    };
+    if input.join(MARKER).is_file() {
+        let lines = journal::dataset_hashes(input).map_err(|e| what(e, "dataset"))?;
+        return Ok(lines.map(|m| {
+            m.into_iter()
+                .map(|(rel, l)| (rel, (l.sha256, l.run)))
+                .collect()
+        }));
+    }
+    let hashes = journal::run_hashes(input).map_err(|e| what(e, "run"))?;
+    Ok(hashes.map(|m| {
+        m.into_iter()
+            .map(|(rel, sha)| (rel, (sha.clone(), sha)))
+            .collect()
+    }))
+}
+
+/// Every evidence file of `run`, checked against its journal (if any) and rewritten.
+pub(crate) fn stage(run: &Path) -> Result<Staged> {
     if !run.join("campaign.json").is_file() {
         return Err(Failure::usage(format!(
             "{} has no campaign.json: not a run directory",
@@ -150,29 +211,59 @@ pub fn publish(run: &Path, system: &str, out: &Path) -> Result<usize> {
     // Longest first, so a run inside the current folder loses its whole prefix.
     prefixes.sort_by_key(|p| std::cmp::Reverse(p.len()));
 
-    let mut staged: Vec<(String, Vec<u8>)> = Vec::new();
+    let journal = input_journal(run)?;
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut run_sha256 = journal.as_ref().map(|_| BTreeMap::new());
     for rel in evidence_files(run) {
         let bytes = std::fs::read(run.join(&rel)).with_context(|| format!("reading {rel}"))?;
+        if let Some(j) = &journal {
+            let sha = crate::util::sha256_hex(&bytes);
+            match j.get(&rel) {
+                None => {
+                    return Err(Failure::usage(format!(
+                        "refusing to publish: {rel} is not in the journal of {} (ngcc-perf did not write it); nothing was written",
+                        run.display()
+                    )));
+                }
+                Some((want, _)) if *want != sha => {
+                    return Err(Failure::usage(format!(
+                        "refusing to publish: {rel} was changed after ngcc-perf wrote it (sha256 {} != journal {}); nothing was written",
+                        &sha[..16],
+                        &want[..16]
+                    )));
+                }
+                Some((_, from_run)) => {
+                    if let Some(m) = run_sha256.as_mut() {
+                        m.insert(rel.clone(), from_run.clone());
+                    }
+                }
+            }
+        }
         let mut text = String::from_utf8_lossy(&bytes).into_owned();
         for p in &prefixes {
             text = relativize(&text, p);
         }
-        if rel == "campaign.json" {
-            text = with_system_id(&text, system)?;
-        }
+        files.push((rel, text.into_bytes()));
+    }
+    Ok(Staged { files, run_sha256 })
+}
+
+/// Refuses (nothing written) when a staged file still holds a `/home/`, `/tmp/`, `/root/` or
+/// `/Users/` path.
+pub(crate) fn refuse_absolute(staged: &[(String, Vec<u8>)]) -> Result<()> {
+    for (rel, bytes) in staged {
+        let text = String::from_utf8_lossy(bytes);
         if let Some(bad) = FORBIDDEN.iter().find(|f| text.contains(**f)) {
             return Err(Failure::usage(format!(
                 "refusing to publish: {rel} still contains an absolute `{bad}` path after rewriting; nothing was written"
             )));
         }
-        staged.push((rel, text.into_bytes()));
     }
-    write_dataset(out, &staged)?;
-    Ok(staged.len())
+    Ok(())
 }
 
 /// campaign.json with `system_id`: kept if it matches, added (first) if absent.
-fn with_system_id(text: &str, system: &str) -> Result<String> {
+pub(crate) fn with_system_id(text: &str, system: &str) -> Result<String> {
     let value: Value = serde_json::from_str(text)
         .map_err(|e| Failure::usage(format!("campaign.json is not valid JSON: {e}")))?;
     let Value::Object(map) = value else {
@@ -196,7 +287,9 @@ fn is_empty_dir(p: &Path) -> bool {
     std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_none())
 }
 
-fn write_dataset(out: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
+/// Writes a dataset folder atomically (built beside it, then renamed), replacing only an empty
+/// folder or a dataset ngcc-perf wrote.
+pub(crate) fn write_dataset(out: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
     if out.exists() {
         if !out.is_dir() {
             return Err(Failure::usage(format!(

@@ -462,6 +462,28 @@ impl HostEnv {
     pub fn is_empty(&self) -> bool {
         *self == HostEnv::default()
     }
+
+    /// What decides whether numbers from two hosts can be compared (CPU, clock settings,
+    /// kernel, compiler, counter), by JSON name; `merge` wants them equal on every shard
+    /// (the counter's rate, `counter_hz`, within a tolerance).
+    pub fn comparability(&self) -> [(&'static str, Option<Value>); 14] {
+        [
+            ("architecture", self.architecture.json()),
+            ("cpu_model", self.cpu_model.json()),
+            ("virtualized", self.virtualized.json()),
+            ("kernel", self.kernel.json()),
+            ("compiler", self.compiler.json()),
+            ("counter", self.counter.json()),
+            ("core_clock_mhz", self.core_clock_mhz.json()),
+            ("cpufreq_governor", self.cpufreq_governor.json()),
+            ("cpufreq_driver", self.cpufreq_driver.json()),
+            ("cpufreq_min_khz", self.cpufreq_min_khz.json()),
+            ("cpufreq_max_khz", self.cpufreq_max_khz.json()),
+            ("intel_pstate_no_turbo", self.intel_pstate_no_turbo.json()),
+            ("cpufreq_boost", self.cpufreq_boost.json()),
+            ("smt_control", self.smt_control.json()),
+        ]
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -512,6 +534,33 @@ pub struct Campaign {
     /// Instances not measured, with the reason (`<cand>/<label>` → reason).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub skipped: Map<String, Value>,
+    /// The containment a probe child had at the start of each phase that ran candidate code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containment: Option<Containment>,
+    /// True when a phase ran candidate code without any containment (`--allow-uncontained`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub allow_uncontained: bool,
+    /// Written by `merge`: the run directories (or datasets) this dataset was merged from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<MergedPart>,
+}
+
+/// One input of `merge`: which shards it measured, on which hosts, and when.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct MergedPart {
+    /// The input folder's name (`shard-2`), not its path on the machine that merged.
+    pub source: String,
+    /// Shards (`K/N`) of its host checks; empty for a run that was not sharded.
+    pub shards: Vec<String>,
+    /// Host names of its host checks and records.
+    pub hosts: Vec<String>,
+    /// Its first host check (when its measuring began), else its campaign start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_utc: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_utc: Option<String>,
+    pub records: usize,
+    pub profiles: usize,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default)]
@@ -522,6 +571,10 @@ pub struct HostCheck {
     pub problems: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    // --- ngcc-perf additions ---
+    /// Host name of the machine checked (shards of one campaign run on several).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -604,6 +657,47 @@ pub struct BuildEntry {
     /// The candidate's algorithm name (candidate.toml `algorithm`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub algorithm: Option<String>,
+    /// The guide-flag attempt's build log, kept when the harness defaults were used after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guide_build_log: Option<String>,
+    /// ICCS: the helper files (drng.c, auxfunc.c, …) linked into the library, and their origin.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub helpers: Vec<HelperFile>,
+}
+
+/// Where an ICCS helper file linked into a library came from.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum HelperOrigin {
+    /// The candidate's own file (among its sources).
+    Package,
+    /// The official ICCS API file from the candidate's `iccs_helpers` folder.
+    Official,
+    /// ngcc-perf's reimplementation (`csrc/iccs/`), bit-exact but faster.
+    Embedded,
+}
+
+impl HelperOrigin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HelperOrigin::Package => "package",
+            HelperOrigin::Official => "official",
+            HelperOrigin::Embedded => "embedded",
+        }
+    }
+}
+
+/// One ICCS helper file linked into a library.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct HelperFile {
+    /// File name: `drng.c`, `auxfunc.c` or (embedded only) `iccs_sm3.c`.
+    pub name: String,
+    pub origin: HelperOrigin,
+    /// As recorded for sources (`${PACKAGE}/…`, relative to the candidate, …); official
+    /// files as `${ICCS_HELPERS}/drng.c` (the manifest's `iccs_helpers`); embedded files by
+    /// their place in the ngcc-perf sources (`csrc/iccs/drng.c`).
+    pub path: String,
+    pub sha256: String,
 }
 
 /// The ICCS baseline (campaign phase `baseline`, reference §1.13): the pseudo-candidate of
@@ -717,6 +811,10 @@ pub struct Process {
     pub reused_calibration: Option<bool>,
     #[serde(default)]
     pub disturbed_retries: u32,
+    // --- ngcc-perf additions ---
+    /// What the orchestrator saw of this process from outside (exit, CPU, wall, jail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<Observed>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -805,6 +903,12 @@ pub struct RecordExtra {
     pub sandbox: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip_reason: Option<String>,
+    /// The jail the record's processes ran in (the layers common to all of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containment: Option<Containment>,
+    /// ICCS helper files linked into the timed library (from build.json).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub helpers: Vec<HelperFile>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -935,6 +1039,8 @@ pub struct Calibration {
     pub command: Vec<String>,
     #[serde(default)]
     pub sandbox: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<Observed>,
 }
 
 #[cfg(test)]
@@ -998,4 +1104,209 @@ mod tests {
         assert_eq!(keys.last().unwrap().as_str(), "someone_elses_key");
         assert!(HostEnv::default().is_empty() && !env.is_empty());
     }
+}
+
+// --- The jail (issue 12): which containment layers a child had, and what the orchestrator
+// observed of its process tree from outside (exit status, CPU time, wall time). ---
+
+/// One containment layer of a child that ran candidate code.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Layer {
+    /// A user namespace: root of the jail is nobody outside it.
+    UserNs,
+    /// A PID namespace whose init is our proxy: every descendant dies with the job.
+    PidNs,
+    /// A mount namespace with a minimal read-only root (system libraries, the library,
+    /// the job's inputs) and the scratch folder as the only writable place.
+    MountNs,
+    NetNs,
+    IpcNs,
+    UtsNs,
+    /// Candidate code runs under an unprivileged uid (not root outside the jail).
+    Unprivileged,
+    /// RLIMIT_NPROC (processes and threads of the jail's uid).
+    Nproc,
+    /// Landlock: read-only system folders and inputs, the scratch folder read-write.
+    Landlock,
+    /// A seccomp filter: no new processes, exec, ptrace, sockets, mounts, affinity changes…
+    Seccomp,
+}
+
+impl Layer {
+    pub const ALL: [Layer; 10] = [
+        Layer::UserNs,
+        Layer::PidNs,
+        Layer::MountNs,
+        Layer::NetNs,
+        Layer::IpcNs,
+        Layer::UtsNs,
+        Layer::Unprivileged,
+        Layer::Nproc,
+        Layer::Landlock,
+        Layer::Seccomp,
+    ];
+
+    /// The JSON name (`user_ns`, …), also used by `NGCC_PERF_JAIL_OFF`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::UserNs => "user_ns",
+            Layer::PidNs => "pid_ns",
+            Layer::MountNs => "mount_ns",
+            Layer::NetNs => "net_ns",
+            Layer::IpcNs => "ipc_ns",
+            Layer::UtsNs => "uts_ns",
+            Layer::Unprivileged => "unprivileged",
+            Layer::Nproc => "nproc",
+            Layer::Landlock => "landlock",
+            Layer::Seccomp => "seccomp",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Layer> {
+        Layer::ALL.into_iter().find(|l| l.name() == name)
+    }
+
+    /// Layers that contain code by themselves (a host with none of them is uncontained).
+    pub fn contains_code(self) -> bool {
+        matches!(
+            self,
+            Layer::PidNs | Layer::MountNs | Layer::Landlock | Layer::Seccomp
+        )
+    }
+}
+
+/// The containment one child had, as its trusted parent (`__child`) reports it.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct Containment {
+    /// Active layers, sorted.
+    pub layers: Vec<Layer>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub landlock_abi: Option<u32>,
+    /// Why a layer is missing (one short line each).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<String>,
+}
+
+impl Containment {
+    pub fn has(&self, l: Layer) -> bool {
+        self.layers.contains(&l)
+    }
+
+    /// Keeps only the layers `other` has too (what every one of several children had).
+    pub fn keep_common(&mut self, other: &Containment) {
+        self.layers.retain(|l| other.has(*l));
+    }
+
+    /// No layer that contains code: the child ran with the orchestrator's rights.
+    pub fn uncontained(&self) -> bool {
+        !self.layers.iter().any(|l| l.contains_code())
+    }
+
+    /// One line for logs and pages, e.g. `user, pid, mount, net, ipc, uts namespaces; uid
+    /// 65534; nproc; landlock abi 7; seccomp`.
+    pub fn text(&self) -> String {
+        if self.uncontained() {
+            return "UNCONTAINED (no namespace, Landlock or seccomp layer)".into();
+        }
+        let mut parts = Vec::new();
+        let ns: Vec<&str> = [
+            (Layer::UserNs, "user"),
+            (Layer::PidNs, "pid"),
+            (Layer::MountNs, "mount"),
+            (Layer::NetNs, "net"),
+            (Layer::IpcNs, "ipc"),
+            (Layer::UtsNs, "uts"),
+        ]
+        .iter()
+        .filter(|(l, _)| self.has(*l))
+        .map(|(_, n)| *n)
+        .collect();
+        if !ns.is_empty() {
+            parts.push(format!("{} namespaces", ns.join(", ")));
+        }
+        if self.has(Layer::Unprivileged) {
+            parts.push("unprivileged uid".into());
+        }
+        if self.has(Layer::Nproc) {
+            parts.push("nproc limit".into());
+        }
+        if self.has(Layer::Landlock) {
+            parts.push(match self.landlock_abi {
+                Some(v) => format!("landlock abi {v}"),
+                None => "landlock".into(),
+            });
+        }
+        if self.has(Layer::Seccomp) {
+            parts.push("seccomp".into());
+        }
+        parts.join("; ")
+    }
+}
+
+/// How a process ended, as its parent's wait4 saw it.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitStatus {
+    Code(i32),
+    Signal(i32),
+}
+
+impl WaitStatus {
+    pub fn from_raw(status: i32) -> WaitStatus {
+        if libc::WIFSIGNALED(status) {
+            WaitStatus::Signal(libc::WTERMSIG(status))
+        } else {
+            WaitStatus::Code(libc::WEXITSTATUS(status))
+        }
+    }
+}
+
+/// CPU time and memory high-water mark from a wait4 rusage.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq)]
+pub struct Usage {
+    pub user_s: f64,
+    pub sys_s: f64,
+    pub max_rss_kib: u64,
+}
+
+impl Usage {
+    pub fn from_rusage(ru: &libc::rusage) -> Usage {
+        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        Usage {
+            user_s: secs(ru.ru_utime),
+            sys_s: secs(ru.ru_stime),
+            max_rss_kib: ru.ru_maxrss.max(0) as u64,
+        }
+    }
+
+    pub fn cpu_s(&self) -> f64 {
+        self.user_s + self.sys_s
+    }
+}
+
+/// What the orchestrator observed of one child from outside (never from the child's own
+/// words): the base of the record cross-checks.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct Observed {
+    /// How the process that ran candidate code ended (its parent in the jail saw it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker_exit: Option<WaitStatus>,
+    /// That process's own CPU time and memory (its wait4 rusage).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker_usage: Option<Usage>,
+    /// The whole process tree (wait4 on the jail's top process).
+    pub tree_usage: Usage,
+    /// Wall seconds from spawning the jail to its end, measured by the orchestrator.
+    pub wall_s: f64,
+    /// Seconds the jail took to set up before the worker started (namespaces, mounts).
+    #[serde(default)]
+    pub jail_setup_s: f64,
+    pub containment: Containment,
+    /// The buffers after the last timed iteration (trials), copied out of the jail:
+    /// run-relative folder and the sha256 of each file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_outputs: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_outputs_sha256: Vec<(String, String)>,
 }

@@ -4,6 +4,7 @@
 //! Rust model (`ngcc-iccs`), prints the C result, and fails with exit 1 if they disagree.
 
 mod bench;
+mod bench_helpers;
 pub mod ffi;
 pub(crate) mod input;
 mod selftest;
@@ -78,9 +79,21 @@ pub enum IccsCmd {
         for 32 B to 64 KiB messages: the median of several batches in ns/byte, and on \
         x86-64 in TSC reference cycles/byte (not core cycles). If openssl is on PATH, runs \
         `openssl speed -evp sm3 -bytes N -seconds 1` per size and prints the ratio \
-        C/OpenSSL. A rough guide on a possibly busy host, not a test."
+        C/OpenSSL. Then times every helper (sm3hash, pseudohash, pseudoXOF, get_random_number) \
+        per call as ngcc-perf embeds it and, with --official DIR (the ICCS API folder holding \
+        auxfunc.c and drng.c), as the official files compute it, each built with the guide \
+        flags into its own timing program; says whether both give the same output. \
+        A rough guide on a possibly busy host, not a test."
     )]
-    Bench,
+    Bench(BenchArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Folder with the official ICCS auxfunc.c/drng.c (and headers) to time next to the
+    /// embedded helpers, e.g. the ICCS API folder of the NGCC package set.
+    #[arg(long, value_name = "DIR")]
+    pub official: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -163,7 +176,11 @@ pub fn run(args: IccsArgs) -> anyhow::Result<ExitCode> {
             println!("{}", lines.join("\n"));
         }
         IccsCmd::Selftest => return selftest(),
-        IccsCmd::Bench => return bench::run(),
+        IccsCmd::Bench(a) => {
+            let code = bench::run()?;
+            bench_helpers::run(a.official.as_deref())?;
+            return Ok(code);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,13 +1,12 @@
 //! KAT flows (children in `child::kat_*`), judging, logs and kat.sha256 manifests.
 
 pub(crate) mod log;
-pub mod manifest;
 pub(crate) mod run;
 
+use crate::candidate::kat_manifest::{self as manifest, Entry, LineMode, Manifest};
 use crate::util::{Failure, atomic_write};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use manifest::{Entry, LineMode, Manifest};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -1,16 +1,22 @@
 //! Running one instance's KAT in a sandboxed child and judging it.
 
 use super::log::{self, LogInput};
-use super::manifest::{LineMode, Manifest, digest};
+use crate::candidate::kat_manifest::{LineMode, Manifest, digest};
 use crate::candidate::{Api, Candidate, Instance};
 use crate::child::protocol::{KatEnd, KatJob, KatOutput, Limits, Request};
 use crate::dataset::schema::{BuildEntry, KatStatus};
 use crate::rundir::RunDir;
-use crate::sandbox::{self, Exit, Spec};
+use crate::sandbox::jail::ingest;
+use crate::sandbox::{self, Exit, Outcome, Spec};
 use crate::util::{atomic_write, sha256_file};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Folder of the KAT files in a KAT job's scratch folder.
+const KATGEN: &str = "katgen";
+/// Most bytes of KAT text one job may leave (the hash KATs' 2^33-bit file is large).
+const KAT_CAP: u64 = 8 << 30;
 
 #[derive(Debug, Clone)]
 pub struct KatOptions {
@@ -28,9 +34,8 @@ pub struct Verdict {
     pub instance: Option<String>,
 }
 
-/// The child job that writes one instance's KAT text into `out_dir` (also used by the profile
-/// phase to compare a relinked library's output with the timed one's).
-pub fn kat_job(
+/// The child job that writes one instance's KAT text into `out_dir`.
+fn kat_job(
     cand: &Candidate,
     inst: &Instance,
     library: PathBuf,
@@ -49,8 +54,66 @@ pub fn kat_job(
         api: cand.api,
         rng: inst.kat_rng(),
         out_dir,
-        count: inst.kat_count.unwrap_or(10),
+        count: record_count(cand, inst),
         quick: opts.quick,
+    }
+}
+
+/// One KAT job of `library` in the jail: the child writes into its scratch folder
+/// (`RUN/scratch/<name>`), and the files are copied out of the jail into `out_dir` (emptied
+/// first), to be judged here. Returns the outcome, the child's output (listing only the files
+/// copied out) and the records per file asked for.
+pub fn run_job(
+    run: &RunDir,
+    name: &str,
+    cand: &Candidate,
+    inst: &Instance,
+    library: PathBuf,
+    opts: &KatOptions,
+    out_dir: &Path,
+) -> Result<(Outcome, Option<KatOutput>, u32)> {
+    let _ = std::fs::remove_dir_all(out_dir);
+    std::fs::create_dir_all(out_dir)?;
+    let scratch = run.scratch(name)?;
+    let job = kat_job(cand, inst, library, scratch.join(KATGEN), opts);
+    let count = job.count;
+    let spec = Spec {
+        workdir: scratch.clone(),
+        timeout: opts.timeout,
+    };
+    let outcome = sandbox::run(&spec, &Request::Kat(job))?;
+    let mut output: Option<KatOutput> = sandbox::parse_result(&outcome).ok();
+    let (copied, _) = ingest::copy_out(&scratch.join(KATGEN), out_dir, KAT_CAP)?;
+    if let Some(o) = output.as_mut() {
+        o.files.retain(|f| copied.contains(f));
+    }
+    Ok((outcome, output, count))
+}
+
+/// Records per ICCS KAT file: `kat_count` if set, else the `:N` of this label's manifest
+/// lines (a manifest hashed over N records wants a run of N), else the official 10.
+pub fn record_count(cand: &Candidate, inst: &Instance) -> u32 {
+    if let Some(n) = inst.kat_count {
+        return n;
+    }
+    let manifest = manifest_path(cand, inst)
+        .ok()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| Manifest::parse(&t).ok());
+    let counts: Vec<u32> = manifest
+        .iter()
+        .flat_map(|m| {
+            m.files_of(&inst.label)
+                .filter_map(|f| m.lookup(&inst.label, f))
+                .filter_map(|e| e.mode.records)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    match counts.first() {
+        // Lines that disagree cannot all be met: the judge then names the ones that differ.
+        Some(&n) if counts.iter().all(|&c| c == n) => n,
+        Some(&n) => counts.iter().copied().max().unwrap_or(n),
+        None => 10,
     }
 }
 
@@ -63,25 +126,22 @@ pub fn run_kat(
 ) -> Result<Verdict> {
     let library = run.path(entry.library.as_deref().unwrap_or_default());
     let out_dir = run.katgen_dir(&cand.id, &inst.label);
-    let _ = std::fs::remove_dir_all(&out_dir);
-    std::fs::create_dir_all(&out_dir)?;
-    let count = inst.kat_count.unwrap_or(10);
-    let job = kat_job(cand, inst, library.clone(), out_dir.clone(), opts);
-    let spec = Spec {
-        workdir: run.scratch(&format!("kat-{}-{}", cand.id, inst.label))?,
-        timeout: opts.timeout,
-    };
-    let outcome = sandbox::run(&spec, &Request::Kat(job))?;
-    let output: Option<KatOutput> = sandbox::parse_result(&outcome).ok();
+    let name = format!("kat-{}-{}", cand.id, inst.label);
+    let (outcome, output, count) =
+        run_job(run, &name, cand, inst, library.clone(), opts, &out_dir)?;
     let (end, mut detail) = match (&outcome.exit, &output) {
         (Exit::Timeout, _) => (
             KatEnd::Failed(KatStatus::Timeout),
             Some(format!("no result within {} s", opts.timeout.as_secs())),
         ),
+        (_, None) if outcome.unexpected.is_some() || outcome.jail_error.is_some() => {
+            (KatEnd::Failed(KatStatus::Crash), outcome.failure_text())
+        }
         (Exit::Signal(s), _) => (
             KatEnd::Failed(KatStatus::Crash),
             outcome.failure_text().or(Some(format!("signal {s}"))),
         ),
+        // A status the child admits (a failure) is recorded; "ok" only means: judge the files.
         (_, Some(o)) => (o.status.clone(), o.detail.clone()),
         (Exit::Code(_), None) => (
             KatEnd::Failed(KatStatus::Crash),
@@ -132,11 +192,7 @@ pub fn run_kat(
         records: output.as_ref().map(|o| o.records).unwrap_or(0),
         files: &files,
         notes: &notes,
-        sandbox: output
-            .as_ref()
-            .map(|o| o.sandbox.as_str())
-            .or(outcome.sandbox.as_deref())
-            .unwrap_or(""),
+        sandbox: outcome.sandbox.as_deref().unwrap_or(""),
         status: status.as_str(),
         detail: detail.as_deref(),
     });

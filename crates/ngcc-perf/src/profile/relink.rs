@@ -106,14 +106,19 @@ fn run_logged(cmd: &mut Command, log: &mut String) -> Result<(), RelinkError> {
         .chain(cmd.get_args().map(|a| a.to_string_lossy().to_string()))
         .collect();
     let _ = writeln!(log, "$ {}", line.join(" "));
-    let out = cmd
-        .output()
+    let out = crate::build::bounded::output(cmd)
         .map_err(|e| fail(format!("running {}: {e}", line[0])))?;
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     log.push_str(&String::from_utf8_lossy(&out.stdout));
     log.push_str(&stderr);
-    if out.status.success() {
+    if out.success() {
         return Ok(());
+    }
+    if let Some(why) = out.bound_hit(&line[0]) {
+        return Err(RelinkError {
+            reason: why,
+            stderr: tail(&stderr, 2000),
+        });
     }
     let first = stderr
         .lines()

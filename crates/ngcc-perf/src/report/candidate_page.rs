@@ -256,6 +256,42 @@ fn kat_section(v: &View, cand: &str, labels: &[String], d: &mut Doc) {
                 .text(extra),
         );
     }
+    helpers_table(v, cand, labels, d);
+}
+
+/// Which ICCS helper files each library linked (ngcc-perf datasets record them; reference
+/// datasets do not, so their pages are unchanged).
+fn helpers_table(v: &View, cand: &str, labels: &[String], d: &mut Doc) {
+    let entries: Vec<_> = labels
+        .iter()
+        .filter_map(|l| v.build_entry(cand, l))
+        .filter(|e| !e.helpers.is_empty())
+        .collect();
+    if entries.is_empty() {
+        return;
+    }
+    d.para(
+        Inline::new()
+            .text("ICCS helper files linked into each library: the package's own (")
+            .code("package")
+            .text("), the official ICCS API files (")
+            .code("official")
+            .text("), or ngcc-perf's bit-exact but faster reimplementation (")
+            .code("embedded")
+            .text(")."),
+    );
+    let mut t = Table::new(["instance", "file", "origin", "sha256"]);
+    for e in &entries {
+        for h in &e.helpers {
+            t.row(vec![
+                code(e.label.clone()).into(),
+                h.name.clone().into(),
+                h.origin.as_str().into(),
+                code(format::digest_prefix(&h.sha256)).into(),
+            ]);
+        }
+    }
+    d.table(t);
 }
 
 fn n_text(r: &Record) -> String {

@@ -2,6 +2,8 @@
 //! confidence interval, and a `changed` flag for differences larger than the noise of both
 //! runs. Cycle figures of different counters (core cycles vs TSC reference cycles, …) are
 //! never divided by each other; `--time` compares wall-clock seconds instead.
+//! With `--reference-page PAGE` one dataset is set against a page the reference harness
+//! published (`compare_reference.rs`).
 
 use super::format::{self, DASH};
 use super::site::charts::{self, RatioRow};
@@ -22,10 +24,15 @@ use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// The baseline dataset (A).
+    /// The baseline dataset (A); with --reference-page, our dataset.
     pub a: PathBuf,
     /// The dataset compared with it (B); ratios are B / A.
-    pub b: PathBuf,
+    #[arg(required_unless_present = "reference_page")]
+    pub b: Option<PathBuf>,
+    /// A candidate page the reference harness published (`<cand>/perf_<SYS>.md`): print our
+    /// mean cycles / theirs and our hash/DRNG share − theirs per operation, and a summary.
+    #[arg(long, value_name = "PAGE.md", conflicts_with = "b")]
+    pub reference_page: Option<PathBuf>,
     /// Compare wall-clock seconds (needed when the datasets used different cycle counters).
     #[arg(long)]
     pub time: bool,
@@ -356,29 +363,8 @@ pub fn text(c: &Comparison, a_name: &str, b_name: &str) -> String {
         metric_text(&c.metric)
     );
     let rows: Vec<[String; 10]> = c.rows.iter().map(|r| row_cells(c, r)).collect();
-    let mut widths: Vec<usize> = HEAD.iter().map(|h| h.chars().count()).collect();
-    for r in &rows {
-        for (w, cell) in widths.iter_mut().zip(r) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |cells: &[String]| {
-        let mut l = String::new();
-        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
-            if i > 0 {
-                l.push_str("  ");
-            }
-            l.push_str(cell);
-            if i + 1 < cells.len() {
-                l.push_str(&" ".repeat(w - cell.chars().count()));
-            }
-        }
-        l.trim_end().to_string()
-    };
-    let head: Vec<String> = HEAD.iter().map(|h| h.to_string()).collect();
-    let _ = writeln!(out, "{}", line(&head));
-    for r in &rows {
-        let _ = writeln!(out, "{}", line(r));
+    for l in crate::util::columns(&HEAD, &rows) {
+        let _ = writeln!(out, "{l}");
     }
     for (what, list) in [
         ("only in A", &c.only_a),
@@ -508,13 +494,26 @@ fn banners_of(ds: &Dataset, side: &str, cat_free_sys: &str) -> Vec<Banner> {
 
 pub fn run(args: CompareArgs) -> Result<ExitCode> {
     let a = load::load(&args.a)?;
-    let b = load::load(&args.b)?;
+    if let Some(page) = &args.reference_page {
+        let name = match &a.campaign.system_id {
+            Some(s) => format!("{} (system {s})", args.a.display()),
+            None => args.a.display().to_string(),
+        };
+        let text = super::compare_reference::run(page, &a, &name, args.time)?;
+        super::site::print_stdout(&text);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let b_path = args
+        .b
+        .clone()
+        .expect("clap requires B without --reference-page");
+    let b = load::load(&b_path)?;
     let c = compare(&a, &b, args.time)?;
     let name = |ds: &Dataset, p: &Path| match &ds.campaign.system_id {
         Some(s) => format!("{} (system {s})", p.display()),
         None => p.display().to_string(),
     };
-    let (a_name, b_name) = (name(&a, &args.a), name(&b, &args.b));
+    let (a_name, b_name) = (name(&a, &args.a), name(&b, &b_path));
     let mut report = text(&c, &a_name, &b_name);
     let mut banners = banners_of(&a, "A", a.campaign.system_id.as_deref().unwrap_or("?"));
     banners.extend(banners_of(

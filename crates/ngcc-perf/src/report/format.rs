@@ -90,6 +90,19 @@ pub fn ratio(r: f64) -> String {
     format!("{r:.2}×")
 }
 
+/// A difference of two shares in percentage points: `+1.2 pt`, `−0.4 pt`, `0.0 pt`.
+pub fn points(delta: Option<f64>) -> String {
+    let Some(d) = delta else { return DASH.into() };
+    let p = 100.0 * d;
+    if format!("{:.1}", p.abs()) == "0.0" {
+        "0.0 pt".into()
+    } else if p > 0.0 {
+        format!("+{p:.1} pt")
+    } else {
+        format!("−{:.1} pt", -p)
+    }
+}
+
 pub fn cycles_per_byte(v: f64) -> String {
     format!("{v:.1}")
 }

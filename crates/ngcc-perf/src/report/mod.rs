@@ -1,15 +1,17 @@
 //! Reports: pure functions from a dataset (plus catalogs) to text. No clock, no environment,
 //! no randomness, so `--check` and `validate --pages` can demand byte equality.
 
-pub mod candidate_page;
-pub mod compare;
-pub mod doc;
-pub mod format;
-pub mod method;
-pub mod model;
-pub mod site;
-pub mod summary;
-pub mod survey;
+pub(crate) mod candidate_page;
+pub(crate) mod compare;
+pub mod compare_reference;
+pub(crate) mod doc;
+pub(crate) mod format;
+pub(crate) mod method;
+pub(crate) mod model;
+pub mod reference_page;
+pub(crate) mod site;
+pub(crate) mod summary;
+pub(crate) mod survey;
 
 use crate::dataset::catalog::Catalogs;
 use crate::dataset::load::{self, Dataset};

@@ -329,6 +329,9 @@ impl<'a> View<'a> {
                 format!("{what}; figures are indicative, not publishable").into(),
             ));
         }
+        if let Some(text) = containment_text(campaign, &records) {
+            rows.push(("containment".into(), text.into()));
+        }
         let mut counters: Vec<(CounterKind, Option<f64>)> = Vec::new();
         for x in ngcc_records {
             if !counters.iter().any(|(c, _)| *c == x.counter) {
@@ -356,6 +359,34 @@ impl<'a> View<'a> {
         }
         rows
     }
+}
+
+/// The containment row of our pages: the layers every record's processes had (the
+/// campaign's probe when no record says), or the UNCONTAINED warning. `None` for datasets
+/// without containment data (the reference's, older ones).
+pub fn containment_text(
+    campaign: &crate::dataset::schema::Campaign,
+    records: &[&crate::dataset::schema::Record],
+) -> Option<String> {
+    let mut common: Option<crate::dataset::schema::Containment> = None;
+    for c in records
+        .iter()
+        .filter_map(|r| r.ngcc.as_ref().and_then(|x| x.containment.as_ref()))
+    {
+        common = Some(match common {
+            None => c.clone(),
+            Some(mut k) => {
+                k.keep_common(c);
+                k
+            }
+        });
+    }
+    let c = common.or_else(|| campaign.containment.clone())?;
+    Some(if c.uncontained() || campaign.allow_uncontained {
+        "UNCONTAINED: candidate code ran with the harness's own rights; its figures and verdicts could be forged".into()
+    } else {
+        format!("candidate code ran jailed: {}", c.text())
+    })
 }
 
 /// What the cycle figures are when they are not user-mode core cycles; `None` for core cycles.

@@ -42,6 +42,7 @@ impl RunDir {
         if stale > 0 {
             eprintln!("run: removed {stale} temporary file(s) left by an interrupted campaign");
         }
+        crate::journal::open(&root)?;
         Ok(RunDir { root, _lock: lock })
     }
 
@@ -130,6 +131,11 @@ impl RunDir {
         let dir = self.root.join("scratch").join(name);
         std::fs::create_dir_all(&dir)?;
         Ok(dir)
+    }
+
+    /// `RUN/last/<trial>/`: a trial's buffers after its last timed iteration.
+    pub fn last_outputs_dir(&self, trial: &str) -> PathBuf {
+        self.root.join("last").join(trial)
     }
 
     /// Path relative to the run directory, as recorded in JSON.

@@ -1,15 +1,20 @@
-//! Running candidate code: the same binary re-executed as `__child`, with a timeout, a
-//! result pipe on fd 3, captured (capped) stdout/stderr, and limits the child applies to
-//! itself before loading the library (see `child::limits`).
+//! Running candidate code: the same binary re-executed as `__child` (the jail's keeper,
+//! [`jail`]), with a timeout, the order on its fd 0, a result pipe on fd 3 (data from
+//! the jail, checked by `jail::channel`), the keeper's trusted report on fd 4, captured
+//! (capped) stdout/stderr, and wait4 for the CPU time of the whole tree.
 //!
-//! The result pipe carries `#<tag> <text>` note lines (the sandbox the child got, the stage
-//! and memory peak of a fatal signal, an unexpected exit) and one JSON line: the result.
+//! The result pipe carries `#crash`/`#exit` note lines (the stage and memory peak of a
+//! fatal signal, an unexpected exit) and one JSON line with the job's nonce: the result.
+//! The sandbox runs any [`Job`]; what a job is (`child::protocol::Request`) sits above it.
+
+pub mod jail;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
+use serde_json::Value;
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
@@ -46,11 +51,17 @@ pub struct Outcome {
     pub stderr: String,
     /// The JSON result line the child wrote to fd 3, if any.
     pub result: Vec<u8>,
-    /// `#sandbox` note: the limits and isolation that took effect (written before the
-    /// library was loaded, so it survives a crash).
+    /// The limits and containment that took effect, as the keeper reported them (known
+    /// even when the worker crashed).
     pub sandbox: Option<String>,
     /// `#crash` or `#exit` note of a child that died in candidate code.
     pub crash: Option<CrashNote>,
+    /// The result channel held something else than one well-formed result: why.
+    pub unexpected: Option<String>,
+    /// The jail could not be built (no candidate code ran).
+    pub jail_error: Option<String>,
+    /// What the orchestrator saw from outside: exit, CPU time, wall time, containment.
+    pub observed: crate::dataset::schema::Observed,
     pub wall_s: f64,
     pub command: Vec<String>,
 }
@@ -64,7 +75,7 @@ pub struct CrashNote {
 }
 
 impl CrashNote {
-    fn parse(text: &str) -> CrashNote {
+    pub fn parse(text: &str) -> CrashNote {
         let mut n = CrashNote::default();
         for kv in text.split(' ') {
             match kv.split_once('=') {
@@ -100,6 +111,12 @@ impl CrashNote {
 impl Outcome {
     /// A short human explanation of a child that did not finish normally.
     pub fn failure_text(&self) -> Option<String> {
+        if let Some(e) = &self.jail_error {
+            return Some(format!("the jail could not be set up: {e}"));
+        }
+        if let Some(u) = &self.unexpected {
+            return Some(u.clone());
+        }
         let at = self
             .crash
             .as_ref()
@@ -131,37 +148,76 @@ pub fn signal_name(sig: i32) -> &'static str {
     }
 }
 
-/// Runs `__child <request.json>` and waits at most `spec.timeout`.
-pub fn run<T: Serialize>(spec: &Spec, request: &T) -> Result<Outcome> {
-    std::fs::create_dir_all(&spec.workdir)?;
-    let req_path = spec.workdir.join("request.json");
-    crate::util::write_json(&req_path, request)?;
-    let exe = std::env::current_exe().context("locating the ngcc-perf executable")?;
+static EXE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// The ngcc-perf binary the jail runs, when this process is not it (integration tests).
+pub fn set_exe(path: PathBuf) {
+    let _ = EXE.set(path);
+}
+
+/// A job the jail can run: the files it maps in, and which results its worker may send.
+pub trait Job: Serialize {
+    /// The job's files, as the orchestrator's paths.
+    fn files(&self) -> jail::JobFiles;
+    /// Whether the worker may report `result` (its JSON object) for this job: a failure it
+    /// admits, or a plain "done, now judge my files and trials" — never a verdict.
+    fn admits(&self, result: &Value) -> bool;
+}
+
+/// Runs one job in its jail (see [`jail`]) and waits at most `spec.timeout`.
+pub fn run<J: Job>(spec: &Spec, request: &J) -> Result<Outcome> {
+    let job = jail::JobSpec {
+        request: serde_json::to_value(request)?,
+        files: request.files(),
+    };
+    run_order(spec, Some(job), &|r| request.admits(r))
+}
+
+/// A probe: builds the jail, reports its layers and runs no candidate code.
+pub fn run_probe(spec: &Spec) -> Result<Outcome> {
+    run_order(spec, None, &|_| false)
+}
+
+fn run_order(
+    spec: &Spec,
+    job: Option<jail::JobSpec>,
+    admits: &dyn Fn(&Value) -> bool,
+) -> Result<Outcome> {
+    use crate::dataset::schema::{Observed, Usage, WaitStatus as W};
+    jail::prepare_scratch(&spec.workdir, job.as_ref().map(|j| &j.files))?;
+    let order = jail::Order {
+        nonce: jail::nonce(),
+        job,
+        scratch: spec.workdir.clone(),
+        off: jail::off_layers(),
+    };
+    let exe = match EXE.get() {
+        Some(p) => p.clone(),
+        None => std::env::current_exe().context("locating the ngcc-perf executable")?,
+    };
+    let (order_r, order_w) = pipe()?;
     let (read_end, write_end) = pipe()?;
+    let (trusted_r, trusted_w) = pipe()?;
     let mut cmd = Command::new(&exe);
     cmd.arg("__child")
-        .arg(&req_path)
-        .current_dir(&spec.workdir)
-        .stdin(Stdio::null())
+        .current_dir("/")
+        .stdin(Stdio::from(order_r))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let write_fd = write_end.as_raw_fd();
+    let (write_fd, trusted_fd) = (write_end.as_raw_fd(), trusted_w.as_raw_fd());
     let parent = std::process::id() as libc::pid_t;
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
-            // dup2 onto itself keeps O_CLOEXEC, so clear it by hand in that case.
-            let rc = if write_fd == 3 {
-                libc::fcntl(3, libc::F_SETFD, 0)
-            } else {
-                libc::dup2(write_fd, 3)
-            };
-            if rc < 0 {
+            // Out of the way first, so neither dup2 can clobber the other's source.
+            let res = libc::fcntl(write_fd, libc::F_DUPFD, 10);
+            let tru = libc::fcntl(trusted_fd, libc::F_DUPFD, 10);
+            if res < 0 || tru < 0 || libc::dup2(res, 3) < 0 || libc::dup2(tru, 4) < 0 {
                 return Err(std::io::Error::last_os_error());
             }
             // Nothing else crosses exec: fds our own parent leaked to us (not O_CLOEXEC)
-            // would otherwise reach candidate code.
-            cloexec_from(4);
+            // would otherwise reach the jail.
+            cloexec_from(5);
             libc::setpgid(0, 0);
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             // The orchestrator died before prctl took effect: nobody would ever kill us.
@@ -171,83 +227,125 @@ pub fn run<T: Serialize>(spec: &Spec, request: &T) -> Result<Outcome> {
             Ok(())
         });
     }
-    let command = vec![
-        exe.display().to_string(),
-        "__child".into(),
-        req_path.display().to_string(),
-    ];
+    let command = vec![exe.display().to_string(), "__child".into()];
     let start = Instant::now();
     let mut child = cmd.spawn().context("starting the child process")?;
-    drop(write_end);
+    drop((write_end, trusted_w));
+    let order_text = serde_json::to_vec(&order)?;
+    std::thread::spawn(move || {
+        let _ = std::io::Write::write_all(&mut std::fs::File::from(order_w), &order_text);
+    });
     let pid = child.id() as i32;
     let out_buf = capture(child.stdout.take(), OUTPUT_CAP);
     let err_buf = capture(child.stderr.take(), OUTPUT_CAP);
-    // The result is ours, but a hostile child could flood it: cap it too (generously).
+    // The result is data from the jail, which could flood it: cap it too (generously).
     let res_buf = capture(Some(std::fs::File::from(read_end)), 256 << 20);
+    let trusted_buf = capture(Some(std::fs::File::from(trusted_r)), 1 << 20);
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let _ = tx.send(child.wait());
+        let mut status = 0;
+        // SAFETY: wait4 on our own child into structs we own (std's Child is never waited).
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+        let _ = tx.send((rc, status, ru));
     });
-    let exit = match rx.recv_timeout(spec.timeout) {
-        Ok(status) => {
-            let status = status?;
-            match (status.code(), status.signal()) {
-                (Some(c), _) => Exit::Code(c),
-                (None, Some(s)) => Exit::Signal(s),
-                _ => Exit::Code(-1),
-            }
-        }
+    let (waited, timed_out) = match rx.recv_timeout(spec.timeout) {
+        Ok(w) => (Some(w), false),
         Err(_) => {
-            // SAFETY: kill the child's whole process group (it may have forked).
+            // SAFETY: kill the child's whole process group (the jail dies with its keeper).
             unsafe { libc::kill(-pid, libc::SIGKILL) };
-            let _ = rx.recv();
-            Exit::Timeout
+            (rx.recv().ok(), true)
         }
     };
-    // Grandchildren may still hold the pipes: kill the group before collecting output.
+    // Anything left in the group (the jail's proxy and worker) goes now.
     unsafe { libc::kill(-pid, libc::SIGKILL) };
     let wall_s = start.elapsed().as_secs_f64();
-    // A process that left the group (setsid) could hold a pipe forever: read for a bounded
-    // time only, then keep what arrived.
+    // A process that left the group could hold a pipe forever: read for a bounded time
+    // only, then keep what arrived.
     let deadline = Instant::now() + Duration::from_secs(DRAIN_S);
     let (stdout, held1) = out_buf.finish(deadline);
     let (mut stderr, held2) = err_buf.finish(deadline);
     let (raw, held3) = res_buf.finish(deadline);
+    let (trusted, _) = trusted_buf.finish(deadline);
     if held1 || held2 || held3 {
         stderr.push_str(
             "\n[ngcc-perf: output pipes still open after the child ended: a process escaped \
              the process group and was not killed]\n",
         );
     }
-    let (result, sandbox, crash) = split_result(&raw);
+    // The keeper's last report counts (an early one says what a killed job had).
+    let report: Option<jail::Report> = trusted
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok());
+    let keeper_exit = match waited {
+        Some((rc, status, _)) if rc == pid => Some(W::from_raw(status)),
+        _ => None,
+    };
+    let tree_usage = waited
+        .map(|(_, _, ru)| Usage::from_rusage(&ru))
+        .unwrap_or_default();
+    let worker_exit = report.as_ref().and_then(|r| r.worker_exit);
+    let exit = match (timed_out, worker_exit, keeper_exit) {
+        (true, _, _) => Exit::Timeout,
+        (false, Some(W::Code(c)), _) => Exit::Code(c),
+        (false, Some(W::Signal(s)), _) => Exit::Signal(s),
+        (false, None, Some(W::Signal(s))) => Exit::Signal(s),
+        (false, None, Some(W::Code(c))) if c != 0 => Exit::Code(c),
+        _ => Exit::Code(-1),
+    };
+    let jail_error = match &report {
+        None if !timed_out => Some("the jail's keeper sent no report".to_string()),
+        Some(r) if !timed_out => r.error.clone(),
+        _ => None,
+    };
+    let containment = report
+        .as_ref()
+        .map(|r| r.containment.clone())
+        .unwrap_or_default();
+    let sandbox = report.as_ref().map(|r| {
+        if r.limits.is_empty() {
+            format!("jail: {}", containment.text())
+        } else {
+            format!("{}; jail: {}", r.limits, containment.text())
+        }
+    });
+    let parsed = jail::channel::parse(raw.as_bytes(), &order.nonce, admits);
+    let result = match parsed.result {
+        Some(mut obj) => {
+            // What the worker says about its sandbox is replaced by what the keeper saw.
+            if obj.contains_key(jail::channel::SANDBOX_FIELD) {
+                obj.insert(
+                    jail::channel::SANDBOX_FIELD.into(),
+                    serde_json::Value::String(sandbox.clone().unwrap_or_default()),
+                );
+            }
+            serde_json::to_vec(&obj)?
+        }
+        None => Vec::new(),
+    };
+    let observed = Observed {
+        worker_exit,
+        worker_usage: report.as_ref().and_then(|r| r.worker_usage),
+        tree_usage,
+        wall_s,
+        jail_setup_s: report.as_ref().map_or(0.0, |r| r.setup_s),
+        containment,
+        ..Default::default()
+    };
     Ok(Outcome {
         exit,
         stdout,
         stderr,
         result,
         sandbox,
-        crash,
+        crash: parsed.crash.as_deref().map(CrashNote::parse),
+        unexpected: parsed.unexpected,
+        jail_error,
+        observed,
         wall_s,
         command,
     })
-}
-
-/// Splits fd 3 output into the JSON line and the `#sandbox` / `#crash` / `#exit` notes.
-fn split_result(text: &str) -> (Vec<u8>, Option<String>, Option<CrashNote>) {
-    let (mut json, mut sandbox, mut crash) = (Vec::new(), None, None);
-    for line in text.split('\n') {
-        if let Some(rest) = line.strip_prefix("#sandbox ") {
-            sandbox = Some(rest.to_string());
-        } else if let Some(rest) = line
-            .strip_prefix("#crash ")
-            .or_else(|| line.strip_prefix("#exit "))
-        {
-            crash.get_or_insert_with(|| CrashNote::parse(rest));
-        } else if json.is_empty() && line.starts_with('{') {
-            json = line.as_bytes().to_vec();
-        }
-    }
-    (json, sandbox, crash)
 }
 
 /// Marks every fd >= `first` close-on-exec (between fork and exec: syscalls only).

@@ -7,6 +7,14 @@ use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::Path;
 
+/// Called after every atomic write (the run journal registers itself here).
+static WRITE_HOOK: std::sync::OnceLock<fn(&Path, &[u8])> = std::sync::OnceLock::new();
+
+/// Registers the observer of every later `atomic_write` (once per process).
+pub fn set_write_hook(hook: fn(&Path, &[u8])) {
+    let _ = WRITE_HOOK.set(hook);
+}
+
 /// Writes `bytes` to `path` atomically: a crash leaves either the old file or the new one.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path
@@ -26,6 +34,12 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
         f.sync_all()?;
     }
     std::fs::rename(&tmp, path).with_context(|| format!("renaming onto {}", path.display()))?;
+    if let Some(hook) = WRITE_HOOK.get() {
+        hook(
+            &std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
+            bytes,
+        );
+    }
     Ok(())
 }
 

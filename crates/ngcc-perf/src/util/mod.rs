@@ -17,6 +17,34 @@ pub fn tail(s: &str, n: usize) -> String {
     s[start..].to_string()
 }
 
+/// A text table: `head` then `rows`, each cell padded to its column's widest, two spaces
+/// apart, the last cell unpadded and trailing blanks trimmed; one line each.
+pub fn columns<R: AsRef<[String]>>(head: &[&str], rows: &[R]) -> Vec<String> {
+    let mut widths: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (w, cell) in widths.iter_mut().zip(r.as_ref()) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let mut l = String::new();
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+            if i > 0 {
+                l.push_str("  ");
+            }
+            l.push_str(cell);
+            if i + 1 < cells.len() {
+                l.push_str(&" ".repeat(w - cell.chars().count()));
+            }
+        }
+        l.trim_end().to_string()
+    };
+    let head: Vec<String> = head.iter().map(|h| h.to_string()).collect();
+    std::iter::once(line(&head))
+        .chain(rows.iter().map(|r| line(r.as_ref())))
+        .collect()
+}
+
 /// An error that carries its own exit code (e.g. 1 = "a check failed", 2 = bad input).
 #[derive(Debug, thiserror::Error)]
 #[error("{msg}")]
@@ -37,6 +65,15 @@ impl Failure {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn columns_align_all_but_the_last() {
+        let rows = [vec!["ab".to_string(), "c".into(), "d ".into()]];
+        assert_eq!(
+            super::columns(&["x", "long", "z"], &rows),
+            ["x   long  z", "ab  c     d"]
+        );
+    }
+
     #[test]
     fn tail_keeps_the_end() {
         assert_eq!(super::tail("abcdef", 3), "def");

@@ -143,6 +143,38 @@ pub fn fixture_dir() -> Option<PathBuf> {
     }
 }
 
+/// The NGCC Round-1 corpus (`NGCC_R1_CORPUS`, else `shared/ngcc-r1` beside the checkout).
+/// Missing, it fails the test unless `NGCC_REQUIRE_CORPUS=0` says it is not required here
+/// (then None and a SKIPPED line); CI sets `NGCC_REQUIRE_CORPUS=1`.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("NGCC_R1_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest_dir().join("../../../shared/ngcc-r1"));
+    if dir.join("packages").is_dir() && dir.join("harness").is_dir() {
+        return Some(dir);
+    }
+    let required = std::env::var("NGCC_REQUIRE_CORPUS").map_or(true, |v| v != "0");
+    assert!(
+        !required,
+        "the NGCC corpus is not at {} (set NGCC_R1_CORPUS, or NGCC_REQUIRE_CORPUS=0 where it is not required)",
+        dir.display()
+    );
+    eprintln!(
+        "SKIPPED: NGCC corpus not found at {} and NGCC_REQUIRE_CORPUS=0",
+        dir.display()
+    );
+    None
+}
+
+/// The five corpus candidates: (id, package folder, instances).
+pub const CORPUS: &[(&str, &str, usize)] = &[
+    ("kem-19", "Lore", 8),
+    ("kem-23", "Mito", 9),
+    ("kex-06", "MAMBA-NIKE", 5),
+    ("hash-07", "Dragon", 6),
+    ("sign-18", "Origami", 4),
+];
+
 /// The fetched PQClean tree, or None (and a SKIPPED line, once) when cargo cannot fetch it.
 pub fn pqclean() -> Option<PathBuf> {
     static TREE: OnceLock<Option<PathBuf>> = OnceLock::new();

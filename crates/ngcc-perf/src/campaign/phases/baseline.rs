@@ -382,6 +382,9 @@ fn write_candidate(run: &RunDir, source: &Source, helpers: &[Helper]) -> Result<
         atomic_write(&src.join(name), &bytes)?;
     }
     let cand = Candidate {
+        package: None,
+        // The helper under test is one of the instance's own sources.
+        iccs_helpers: None,
         id: CANDIDATE.into(),
         algorithm: source.algorithm().into(),
         kind: Kind::Hash,

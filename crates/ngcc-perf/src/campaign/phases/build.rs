@@ -108,9 +108,13 @@ pub fn fallback(
     guide: &BuildEntry,
     guide_result: KatStatus,
 ) -> Result<(BuildEntry, bool)> {
+    // Keep the guide attempt's log: it says why the guide flags were not used.
+    let paths = Paths::new(&run.root, &cand.id, &inst.label);
+    let kept = std::fs::rename(&paths.log, &paths.guide_log).is_ok() || paths.guide_log.is_file();
     let (mut entry, _) = build_instance(run, cand, inst, FlagSet::HarnessDefault, None)?;
     entry.guide_result = Some(guide_result);
     entry.guide_cache_key = guide.cache_key.clone();
+    entry.guide_build_log = kept.then(|| run.rel(&paths.guide_log));
     if entry.build_error.is_none() && guide.build_error.is_some() && !entry.is_built() {
         entry.build_error = guide.build_error.clone();
     }
@@ -120,5 +124,6 @@ pub fn fallback(
 fn keep_guide(mut entry: BuildEntry, prev: &BuildEntry) -> BuildEntry {
     entry.guide_result = prev.guide_result.clone();
     entry.guide_cache_key = prev.guide_cache_key.clone();
+    entry.guide_build_log = prev.guide_build_log.clone();
     entry
 }

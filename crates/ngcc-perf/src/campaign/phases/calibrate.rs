@@ -5,12 +5,15 @@ use crate::campaign::context::{MeasureCtx, Target, exchange_calibration};
 use crate::campaign::measurable::{self, Measurable};
 use crate::child::protocol::Request;
 use crate::dataset::schema::{Calibration, ProcessStatus};
+use crate::sandbox::jail::ingest;
 use crate::util::progress::Progress;
 use crate::util::{tail, write_json};
 use anyhow::Result;
 
 /// Calibration of one op may take at most this long before it is killed.
 const CALIBRATION_TIMEOUT_S: u64 = 6 * 3600;
+/// Most bytes a calibration's saved setup, or a trial's last outputs, may take.
+pub const SETUP_CAP: u64 = 4 << 30;
 
 pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
     let run = ctx.run;
@@ -60,9 +63,16 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
 fn calibrate_one(ctx: &MeasureCtx, t: &Target) -> Result<Calibration> {
     let dir = ctx.run.setup_dir(t.cand(), t.label(), &t.key());
     let _ = std::fs::remove_dir_all(&dir);
-    let req = Request::Calibrate(ctx.job(t));
-    let (out, outcome) =
-        ctx.run_child(&t.scratch_name("cal"), &req, CALIBRATION_TIMEOUT_S as f64)?;
+    // The child saves the setup in its scratch folder; we copy it out of the jail.
+    let name = t.scratch_name("cal");
+    let scratch = ctx.run.scratch(&name)?;
+    let mut job = ctx.job(t);
+    job.setup_dir = scratch.join("setup");
+    let req = Request::Calibrate(job);
+    let (out, outcome) = ctx.run_child(&name, &req, CALIBRATION_TIMEOUT_S as f64)?;
+    if out.status == ProcessStatus::Complete {
+        ingest::copy_out(&scratch.join("setup"), &dir, SETUP_CAP)?;
+    }
     Ok(Calibration {
         status: out.status.clone(),
         error: out.error.clone(),
@@ -84,5 +94,6 @@ fn calibrate_one(ctx: &MeasureCtx, t: &Target) -> Result<Calibration> {
         stderr: tail(&outcome.stderr, 2000),
         command: outcome.command.clone(),
         sandbox: out.sandbox,
+        observed: Some(outcome.observed.clone()),
     })
 }

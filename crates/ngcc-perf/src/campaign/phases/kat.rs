@@ -74,7 +74,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     Ok(())
 }
 
-/// KAT with the current build; on anything but PASS with guide flags, rebuild this
+/// KAT with the current build; on anything but PASS or TIMEOUT with guide flags, rebuild this
 /// instance alone with the harness defaults and try again (reference §1.6).
 fn kat_with_fallback(
     run: &RunDir,
@@ -86,7 +86,10 @@ fn kat_with_fallback(
     let verdict = run_kat(run, &s.cand, &s.inst, &entry, opts)?;
     record_verdict(run, &mut entry, &verdict)?;
     state.put(&entry)?;
-    if entry.kat == KatStatus::Pass || entry.flags != FlagSet::Guide.name() {
+    // A timeout is not a flag problem: the fallback would only wait as long again.
+    if matches!(entry.kat, KatStatus::Pass | KatStatus::Timeout)
+        || entry.flags != FlagSet::Guide.name()
+    {
         return Ok(entry);
     }
     let (mut fb, _) = fallback(run, &s.cand, &s.inst, &entry, entry.kat.clone())?;

@@ -4,10 +4,13 @@
 use crate::campaign::Selected;
 use crate::campaign::context::{MeasureCtx, Target, exchange_calibration};
 use crate::campaign::measurable::{self, Measurable, OpSpec};
+use crate::campaign::phases::calibrate::SETUP_CAP;
 use crate::child::protocol::Request;
 use crate::dataset::schema::*;
 use crate::measure::{plan, stats, timing};
+use crate::rundir::RunDir;
 use crate::sandbox::Exit;
+use crate::sandbox::jail::ingest;
 use crate::util::progress::Progress;
 use crate::util::{read_json, sha256_file, tail, time::utc_now_iso, write_json};
 use anyhow::Result;
@@ -208,6 +211,7 @@ fn trial_processes(ctx: &MeasureCtx, t: &Target, p: &Plan, m: &mut Measured) -> 
                 wall_s: outcome.wall_s,
                 timeout_s: matches!(outcome.exit, Exit::Timeout).then_some(p.timeout_per_process_s),
                 disturbed_retries: attempt,
+                observed: Some(last_outputs(ctx.run, &name, outcome.observed.clone())?),
                 ..Process::default()
             };
             let disturbed = proc.status == ProcessStatus::Complete
@@ -232,6 +236,33 @@ fn trial_processes(ctx: &MeasureCtx, t: &Target, p: &Plan, m: &mut Measured) -> 
         }
     }
     Ok(())
+}
+
+/// The trial's buffers after its last timed iteration, copied out of its scratch folder
+/// (`last/`) to `RUN/last/<trial>/`, with their hashes (for the record cross-checks).
+fn last_outputs(run: &RunDir, name: &str, mut observed: Observed) -> Result<Observed> {
+    let from = run.scratch(name)?.join(crate::child::measure::LAST_OUTPUTS);
+    let to = run.last_outputs_dir(name);
+    let _ = std::fs::remove_dir_all(&to);
+    let (files, _) = ingest::copy_out(&from, &to, SETUP_CAP)?;
+    if !files.is_empty() {
+        observed.last_outputs = Some(run.rel(&to));
+        for f in files {
+            let sha = sha256_file(&to.join(&f))?;
+            observed.last_outputs_sha256.push((f, sha));
+        }
+    }
+    Ok(observed)
+}
+
+/// The layers every process of a record had (the calibration's when none was run).
+fn common_containment(processes: &[Process], cal: &Calibration) -> Option<Containment> {
+    let mut seen = processes.iter().filter_map(|p| p.observed.as_ref());
+    let first = seen.next().or(cal.observed.as_ref())?.containment.clone();
+    Some(seen.fold(first, |mut c, o| {
+        c.keep_common(&o.containment);
+        c
+    }))
 }
 
 /// Lost CPU: a trial over 10 ms whose process ran less than 95 % of its wall time.
@@ -300,6 +331,8 @@ fn assemble(ctx: &MeasureCtx, planned: &Planned, m: Measured) -> Record {
         heap_peak_bytes: None,
         sandbox: Some(cal.sandbox.clone()).filter(|s| !s.is_empty()),
         skip_reason: None,
+        containment: common_containment(&processes, cal),
+        helpers: e.helpers.clone(),
     };
     Record {
         schema: SCHEMA,

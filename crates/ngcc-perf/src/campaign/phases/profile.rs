@@ -9,7 +9,7 @@ use crate::campaign::context::{MeasureCtx, Target};
 use crate::campaign::measurable::{self, OpSpec};
 use crate::campaign::{Phase, Selected, Settings};
 use crate::candidate::Kind;
-use crate::child::protocol::{KatOutput, ProfileOutput, Request};
+use crate::child::protocol::{ProfileOutput, Request};
 use crate::dataset::schema::{
     BuildEntry, Calibration, Op, ProcessStatus, Profile, ProfileExtra, ProfileTotal, SCHEMA,
 };
@@ -200,25 +200,25 @@ fn relink_checked(ctx: &MeasureCtx, s: &Selected, e: &BuildEntry) -> Result<Reli
     let out_dir = ProfPaths::new(&run.root, &s.cand.id, &s.inst.label)
         .work
         .join("katgen");
-    let _ = std::fs::remove_dir_all(&out_dir);
     let fail = |reason: String, stderr: String| RelinkError { reason, stderr };
-    std::fs::create_dir_all(&out_dir).map_err(|x| fail(format!("{x}"), String::new()))?;
     let opts = crate::kat::run::KatOptions {
         quick: true,
         ..settings.kat_options()
     };
-    let job = crate::kat::run::kat_job(&s.cand, &s.inst, r.library.clone(), out_dir.clone(), &opts);
-    let spec = Spec {
-        workdir: run
-            .scratch(&format!("profkat-{}-{}", s.cand.id, s.inst.label))
-            .map_err(|x| fail(format!("{x:#}"), String::new()))?,
-        timeout: settings.kat_timeout,
-    };
-    let outcome = sandbox::run(&spec, &Request::Kat(job))
-        .map_err(|x| fail(format!("{x:#}"), String::new()))?;
-    let status = sandbox::parse_result::<KatOutput>(&outcome)
+    let name = format!("profkat-{}-{}", s.cand.id, s.inst.label);
+    let (outcome, output, _) = crate::kat::run::run_job(
+        run,
+        &name,
+        &s.cand,
+        &s.inst,
+        r.library.clone(),
+        &opts,
+        &out_dir,
+    )
+    .map_err(|x| fail(format!("{x:#}"), String::new()))?;
+    let status = output
         .map(|o| o.status.to_string())
-        .unwrap_or_else(|_| outcome.failure_text().unwrap_or_else(|| "no result".into()));
+        .unwrap_or_else(|| outcome.failure_text().unwrap_or_else(|| "no result".into()));
     for (name, bytes) in &expected {
         let got = std::fs::read(out_dir.join(name)).ok();
         if got.as_deref() != Some(bytes.as_slice()) {

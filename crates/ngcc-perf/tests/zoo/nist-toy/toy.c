@@ -13,6 +13,9 @@ int TOY_crypto_kem_keypair(unsigned char *pk, unsigned char *sk) {
 #ifdef ZOO_NONDET
     sk[0] ^= zoo_noise();
 #endif
+#ifdef ZOO_FORGE_PASS
+    sk[0] ^= 1; /* a wrong KEM: its KAT text differs */
+#endif
     for (int i = 0; i < 32; i++) {
         pk[i] = sk[i] ^ 0x5c;
     }

@@ -1,0 +1,413 @@
+//! The keeper: `ngcc-perf __child`. Our code only, in the orchestrator's namespaces. It
+//! builds the job's jail (namespaced if the kernel lets it, else a directly forked worker
+//! with what remains), waits for the end, and reports the layers and the worker's real wait
+//! status on fd 4, which no process of the jail holds.
+
+use super::namespaces::{self, Plan, ProxyFds};
+use super::{Applied, INNER_ID, Inner, Msg, NOBODY, Order, Report};
+use crate::dataset::schema::{Containment, Layer, Usage, WaitStatus};
+use anyhow::{Context, Result};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// The trusted channel to the orchestrator.
+pub const TRUSTED_FD: RawFd = 4;
+
+pub fn main() -> Result<ExitCode> {
+    let started = Instant::now();
+    let mut text = Vec::new();
+    // SAFETY: fd 0 is the order pipe the orchestrator set up; it stays open (as fd 0) so
+    // no later descriptor takes number 0.
+    let mut stdin = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(0) });
+    stdin.read_to_end(&mut text).context("reading the order")?;
+    let order: Order = serde_json::from_slice(&text).context("the order is not valid JSON")?;
+    // SAFETY: our own descriptor table: nothing but what we pass on crosses an exec.
+    unsafe {
+        libc::fcntl(TRUSTED_FD, libc::F_SETFD, libc::FD_CLOEXEC);
+        libc::syscall(
+            libc::SYS_close_range,
+            5u32,
+            u32::MAX,
+            4u32, /* CLOEXEC */
+        );
+    }
+    let report = keep(&order, started);
+    send_report(&report);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn pipe() -> Result<(OwnedFd, OwnedFd), String> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two fds we then own.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(format!("pipe: {}", std::io::Error::last_os_error()));
+    }
+    // SAFETY: both fds are fresh.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Lets the unprivileged outside uid write the scratch folder (we are root).
+fn hand_over(dir: &Path, id: u32) {
+    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap_or_default();
+    // SAFETY: lchown on paths we created; symlinks are not followed.
+    unsafe { libc::lchown(c(dir).as_ptr(), id, id) };
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                hand_over(&p, id);
+            } else {
+                unsafe { libc::lchown(c(&p).as_ptr(), id, id) };
+            }
+        }
+    }
+}
+
+/// The request for the worker, written into a pipe it will read as fd 0.
+fn request_pipe(inner: &Inner) -> Result<OwnedFd, String> {
+    let text = serde_json::to_vec(inner).map_err(|e| e.to_string())?;
+    // A pipe holds 64 KiB; a job is a few hundred bytes.
+    if text.len() > 60_000 {
+        return Err("job too large for the request pipe".into());
+    }
+    let (r, w) = pipe()?;
+    std::fs::File::from(w)
+        .write_all(&text)
+        .map_err(|e| format!("writing the job: {e}"))?;
+    Ok(r)
+}
+
+/// What the report pipe said, line by line, until every writer closed it. As soon as the
+/// worker reports its layers, an early report goes to the orchestrator: a worker killed at
+/// its timeout (and its keeper with it) still has its containment on record.
+fn read_messages(r: OwnedFd, early: &Report, started: Instant) -> (Vec<Msg>, f64) {
+    let mut msgs = Vec::new();
+    let mut ready_s = 0.0;
+    for line in BufReader::new(std::fs::File::from(r))
+        .lines()
+        .map_while(Result::ok)
+    {
+        let Ok(m) = serde_json::from_str::<Msg>(&line) else {
+            continue;
+        };
+        if let Msg::Applied(a) = &m {
+            ready_s = started.elapsed().as_secs_f64();
+            let mut r = early.clone();
+            r.setup_s = ready_s;
+            with_applied(&mut r.containment, &mut r.limits, a);
+            r.containment.layers.sort();
+            send_report(&r);
+        }
+        msgs.push(m);
+    }
+    (msgs, ready_s)
+}
+
+/// One report line on the trusted channel (the last one counts).
+fn send_report(r: &Report) {
+    if let Ok(mut line) = serde_json::to_vec(r) {
+        line.push(b'\n');
+        // SAFETY: write(2) to our trusted pipe; a closed pipe is the orchestrator's business.
+        unsafe { libc::write(TRUSTED_FD, line.as_ptr().cast(), line.len()) };
+    }
+}
+
+fn keep(order: &Order, started: Instant) -> Report {
+    // SAFETY: plain id queries.
+    let (euid, egid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    let root = euid == 0;
+    let off = |l: Layer| order.off.contains(&l);
+    let scratch = match std::fs::canonicalize(&order.scratch) {
+        Ok(s) => s,
+        Err(e) => return failed(format!("scratch folder {}: {e}", order.scratch.display())),
+    };
+    let drop_uid = root && !off(Layer::Unprivileged);
+    if drop_uid {
+        hand_over(&scratch, NOBODY);
+    }
+    // SAFETY: O_PATH open of our own executable.
+    let exe = unsafe { libc::open(c"/proc/self/exe".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+    if exe < 0 {
+        return failed(format!(
+            "opening /proc/self/exe: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    // SAFETY: exe is a fresh fd we own.
+    let exe = unsafe { OwnedFd::from_raw_fd(exe) };
+    let mut missing = Vec::new();
+    if off(Layer::UserNs) {
+        missing.push("namespaces: switched off".to_string());
+    } else {
+        match Plan::new(order, &scratch, !off(Layer::Landlock), !off(Layer::Seccomp)) {
+            Ok(plan) => {
+                let outside = if drop_uid {
+                    (NOBODY, NOBODY)
+                } else {
+                    (euid, egid)
+                };
+                match namespaced(&plan, exe.as_raw_fd(), outside, root, started) {
+                    Ok(mut r) => {
+                        r.containment.missing = missing;
+                        return r;
+                    }
+                    Err(e) => missing.push(format!("namespaces: {e}")),
+                }
+            }
+            Err(e) => missing.push(format!("namespaces: {e}")),
+        }
+    }
+    let mut r = direct(order, &scratch, exe.as_raw_fd(), root, drop_uid, started);
+    r.containment.missing.splice(0..0, missing);
+    r
+}
+
+fn failed(error: String) -> Report {
+    Report {
+        error: Some(error),
+        ..Report::default()
+    }
+}
+
+/// Folds the worker's own layers into the report.
+fn with_applied(c: &mut Containment, limits: &mut String, a: &Applied) {
+    *limits = a.limits.clone();
+    if let Some(abi) = a.landlock_abi {
+        c.layers.push(Layer::Landlock);
+        c.landlock_abi = Some(abi);
+    }
+    if let Some(m) = &a.landlock_missing {
+        c.missing.push(format!("landlock: {m}"));
+    }
+    if a.seccomp {
+        c.layers.push(Layer::Seccomp);
+    }
+    if let Some(m) = &a.seccomp_missing {
+        c.missing.push(format!("seccomp: {m}"));
+    }
+    if a.nproc {
+        c.layers.push(Layer::Nproc);
+    }
+}
+
+fn finish(mut report: Report, msgs: Vec<Msg>, waited: Option<(WaitStatus, Usage)>) -> Report {
+    let mut started_worker = false;
+    for m in msgs {
+        match m {
+            Msg::Applied(a) => {
+                started_worker = true;
+                with_applied(&mut report.containment, &mut report.limits, &a);
+            }
+            Msg::Exit { status, usage } => {
+                report.worker_exit = Some(status);
+                report.worker_usage = Some(usage);
+            }
+            Msg::ExecError(e) | Msg::SetupError(e) => {
+                report.error.get_or_insert(e);
+            }
+            Msg::Ready | Msg::Isolated { .. } => {}
+        }
+    }
+    if let Some((status, usage)) = waited {
+        report.worker_exit = Some(status);
+        report.worker_usage = Some(usage);
+    }
+    if report.worker_exit.is_none() && report.error.is_none() {
+        report.error = Some(if started_worker {
+            "the jail's proxy ended without reporting the worker".into()
+        } else {
+            "the worker never started".into()
+        });
+    }
+    report.containment.layers.sort();
+    report.containment.layers.dedup();
+    report
+}
+
+fn write_file(path: &str, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))
+}
+
+fn namespaced(
+    plan: &Plan,
+    exe: RawFd,
+    outside: (u32, u32),
+    root: bool,
+    started: Instant,
+) -> Result<Report, String> {
+    let request = request_pipe(&plan.inner)?;
+    let (rep_r, rep_w) = pipe()?;
+    let (go_r, go_w) = pipe()?;
+    let fds = ProxyFds {
+        exe,
+        request: request.as_raw_fd(),
+        report: rep_w.as_raw_fd(),
+        go: go_r.as_raw_fd(),
+    };
+    let flags = libc::CLONE_NEWUSER
+        | libc::CLONE_NEWPID
+        | libc::CLONE_NEWNS
+        | libc::CLONE_NEWNET
+        | libc::CLONE_NEWIPC
+        | libc::CLONE_NEWUTS;
+    // SAFETY: a fork-like clone (no new stack) of this single-threaded process; the child
+    // never returns from `proxy`.
+    let pid = unsafe {
+        libc::syscall(
+            libc::SYS_clone,
+            (flags | libc::SIGCHLD) as libc::c_ulong,
+            0usize,
+            0usize,
+            0usize,
+            0usize,
+        )
+    };
+    if pid == 0 {
+        namespaces::proxy(plan, &fds, root);
+    }
+    if pid < 0 {
+        return Err(format!("clone: {}", std::io::Error::last_os_error()));
+    }
+    let pid = pid as libc::pid_t;
+    drop((request, rep_w, go_r));
+    let maps = || -> Result<(), String> {
+        if !root {
+            write_file(&format!("/proc/{pid}/setgroups"), "deny")?;
+        }
+        write_file(
+            &format!("/proc/{pid}/uid_map"),
+            &format!("{INNER_ID} {} 1\n", outside.0),
+        )?;
+        write_file(
+            &format!("/proc/{pid}/gid_map"),
+            &format!("{INNER_ID} {} 1\n", outside.1),
+        )
+    };
+    if let Err(e) = maps() {
+        // SAFETY: killing and reaping the proxy we just made.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+            libc::waitpid(pid, std::ptr::null_mut(), 0);
+        }
+        return Err(e);
+    }
+    std::fs::File::from(go_w)
+        .write_all(b"g")
+        .map_err(|e| format!("starting the proxy: {e}"))?;
+    let mut report = Report::default();
+    report.containment.layers = vec![
+        Layer::UserNs,
+        Layer::PidNs,
+        Layer::MountNs,
+        Layer::NetNs,
+        Layer::IpcNs,
+        Layer::UtsNs,
+    ];
+    if outside.0 != 0 {
+        report.containment.layers.push(Layer::Unprivileged);
+    }
+    let (msgs, ready_s) = read_messages(rep_r, &report, started);
+    let mut status = 0;
+    // SAFETY: reaping our child.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    if let Some(Msg::SetupError(e)) = msgs.iter().find(|m| matches!(m, Msg::SetupError(_))) {
+        return Err(e.clone());
+    }
+    report.setup_s = ready_s;
+    Ok(finish(report, msgs, None))
+}
+
+/// Without namespaces: the worker is our own child; as root it still gets a network, IPC
+/// and UTS namespace of its own and drops to the unprivileged uid.
+fn direct(
+    order: &Order,
+    scratch: &Path,
+    exe: RawFd,
+    root: bool,
+    drop_uid: bool,
+    started: Instant,
+) -> Report {
+    let off = |l: Layer| order.off.contains(&l);
+    let mut read_only = namespaces::system_paths();
+    let job = order.job.clone();
+    if let Some(f) = job.as_ref().map(|j| &j.files) {
+        read_only.push(f.library.clone());
+        read_only.extend(f.setup_dir.iter().cloned());
+    }
+    let inner = Inner {
+        nonce: order.nonce.clone(),
+        job,
+        read_only,
+        read_write: vec![scratch.to_path_buf()],
+        landlock: !off(Layer::Landlock),
+        seccomp: !off(Layer::Seccomp),
+        nproc: None,
+    };
+    let pipes = request_pipe(&inner).and_then(|r| Ok((r, pipe()?)));
+    let (request, (rep_r, rep_w)) = match pipes {
+        Ok(p) => p,
+        Err(e) => return failed(e),
+    };
+    let net = root && !off(Layer::NetNs);
+    let scratch_c =
+        std::ffi::CString::new(scratch.as_os_str().as_encoded_bytes()).unwrap_or_default();
+    // SAFETY: fork of this single-threaded process; the child only makes syscalls and execs.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        // SAFETY: as above, in the child.
+        unsafe {
+            libc::close(TRUSTED_FD);
+            if net {
+                let ok =
+                    libc::unshare(libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS)
+                        == 0;
+                super::worker::send(rep_w.as_raw_fd(), &Msg::Isolated { net: ok });
+            }
+            if drop_uid
+                && (libc::setgroups(0, std::ptr::null()) != 0
+                    || libc::setresgid(NOBODY, NOBODY, NOBODY) != 0
+                    || libc::setresuid(NOBODY, NOBODY, NOBODY) != 0)
+            {
+                libc::_exit(125);
+            }
+            if libc::chdir(scratch_c.as_ptr()) != 0 {
+                libc::_exit(125);
+            }
+            super::worker::exec(exe, request.as_raw_fd(), rep_w.as_raw_fd());
+        }
+    }
+    if pid < 0 {
+        return failed(format!("fork: {}", std::io::Error::last_os_error()));
+    }
+    drop((request, rep_w));
+    let mut early = Report::default();
+    if drop_uid || !root {
+        early.containment.layers.push(Layer::Unprivileged);
+    }
+    let (msgs, setup_s) = read_messages(rep_r, &early, started);
+    let mut status = 0;
+    // SAFETY: wait4 on our own child into structs we own.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    let mut report = Report {
+        setup_s,
+        ..Report::default()
+    };
+    if msgs
+        .iter()
+        .any(|m| matches!(m, Msg::Isolated { net: true }))
+    {
+        report
+            .containment
+            .layers
+            .extend([Layer::NetNs, Layer::IpcNs, Layer::UtsNs]);
+    }
+    if drop_uid || !root {
+        report.containment.layers.push(Layer::Unprivileged);
+    }
+    let waited = Some((WaitStatus::from_raw(status), Usage::from_rusage(&ru)));
+    finish(report, msgs, waited)
+}

@@ -1,0 +1,62 @@
+//! Landlock, applied by the worker to itself before it loads the library: the listed system
+//! folders and inputs readable, the scratch folder writable, nothing executable, no symlinks
+//! or device nodes created, no TCP, no signals to processes outside the domain.
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, LandlockStatus,
+    PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
+};
+use std::path::PathBuf;
+
+/// The newest ABI these rules were written and tested for (the kernel may offer less).
+const TESTED: ABI = ABI::V6;
+
+/// Restricts the calling process; returns the Landlock ABI in force, or why there is none.
+pub fn restrict(read_only: &[PathBuf], read_write: &[PathBuf]) -> Result<u32, String> {
+    let read: BitFlags<AccessFs> = AccessFs::ReadFile | AccessFs::ReadDir;
+    let write: BitFlags<AccessFs> = read
+        | AccessFs::WriteFile
+        | AccessFs::RemoveDir
+        | AccessFs::RemoveFile
+        | AccessFs::MakeDir
+        | AccessFs::MakeReg
+        | AccessFs::Refer
+        | AccessFs::Truncate;
+    let err = |e: landlock::RulesetError| e.to_string();
+    let mut rs = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(TESTED))
+        .map_err(err)?
+        .handle_access(AccessNet::from_all(TESTED))
+        .map_err(err)?
+        .scope(Scope::from_all(TESTED))
+        .map_err(err)?
+        .create()
+        .map_err(err)?;
+    for (paths, access) in [(read_only, read), (read_write, write)] {
+        for p in paths {
+            // A path this host does not have needs no rule.
+            let Ok(meta) = std::fs::metadata(p) else {
+                continue;
+            };
+            let access = if meta.is_dir() {
+                access
+            } else {
+                access & (AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate)
+            };
+            let fd = PathFd::new(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            rs = rs.add_rule(PathBeneath::new(fd, access)).map_err(err)?;
+        }
+    }
+    let status = rs.restrict_self().map_err(err)?;
+    if status.ruleset == RulesetStatus::NotEnforced {
+        return Err("not supported by this kernel".into());
+    }
+    match status.landlock {
+        LandlockStatus::Available { effective_abi, .. } => {
+            Ok(effective_abi.to_string().parse().unwrap_or(0))
+        }
+        LandlockStatus::NotEnabled => Err("not enabled in this kernel".into()),
+        LandlockStatus::NotImplemented => Err("not built into this kernel".into()),
+    }
+}

@@ -1,0 +1,204 @@
+//! The jail around every child that runs candidate code (issue 12).
+//!
+//! Process tree of one job:
+//! ```text
+//! orchestrator ─▶ keeper (`ngcc-perf __child`, our code only, parent namespaces)
+//!                   └─▶ proxy (pid 1 of a new PID namespace: reaps and waits, nothing else)
+//!                         └─▶ worker (`ngcc-perf __jailed`: limits, Landlock, seccomp, then
+//!                                     dlopen of the candidate library)
+//! ```
+//! The keeper reads its [`Order`] on fd 0 and answers on fd 4 with a [`Report`]: the layers
+//! that took effect and how the worker really ended (its proxy saw it with wait4). Candidate
+//! code never holds fd 4; fd 3 (the worker's JSON result) stays untrusted data, checked by
+//! [`channel`]. Where a layer is not available the keeper falls back (no user namespace:
+//! the worker is forked directly and only Landlock, seccomp and, as root, a uid drop and a
+//! network namespace remain) and says which layers were active.
+
+pub mod channel;
+pub mod ingest;
+pub mod keeper;
+pub mod landlock;
+pub mod namespaces;
+pub mod probe;
+pub mod seccomp;
+pub mod worker;
+
+use crate::dataset::schema::{Containment, Layer, Usage, WaitStatus};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Paths every job sees inside the mount namespace (the same for every job, so nothing in
+/// them tells a trial from a calibration).
+pub const JOB_LIBRARY: &str = "/job/lib.so";
+pub const JOB_SETUP: &str = "/job/setup";
+pub const JOB_SCRATCH: &str = "/job/scratch";
+/// uid and gid of candidate code inside the user namespace.
+pub const INNER_ID: u32 = 1000;
+/// The unprivileged uid and gid candidate code gets outside when ngcc-perf runs as root.
+pub const NOBODY: u32 = 65534;
+/// RLIMIT_NPROC of the worker: processes and threads of the jail's uid (the proxy is one).
+pub const NPROC: u64 = 16;
+/// Layers switched off by the operator (comma list of layer names), to test the fallbacks.
+pub const OFF_ENV: &str = "NGCC_PERF_JAIL_OFF";
+
+/// The files of a job that the jail maps in, as paths. The keeper rewrites them to the
+/// paths the worker sees; the worker puts them back into its request (`child`). The jail
+/// reads nothing else of the request, which it passes on as it came.
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct JobFiles {
+    /// The candidate library: read-only at [`JOB_LIBRARY`].
+    pub library: PathBuf,
+    /// Where a KAT job writes its files: must lie in the scratch folder.
+    #[serde(default)]
+    pub kat_dir: Option<PathBuf>,
+    /// An operation job's setup: in the scratch folder (a calibration writes it there), else
+    /// bound read-only at [`JOB_SETUP`].
+    #[serde(default)]
+    pub setup_dir: Option<PathBuf>,
+}
+
+/// One job for the worker: the request (opaque to the jail) and its files.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct JobSpec {
+    pub request: serde_json::Value,
+    pub files: JobFiles,
+}
+
+/// What the orchestrator asks the keeper to do (JSON on the keeper's fd 0).
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct Order {
+    /// Per-job nonce: the worker's result line must carry it.
+    pub nonce: String,
+    /// `None`: a probe (build the jail, report the layers, run no candidate code).
+    pub job: Option<JobSpec>,
+    /// The job's scratch folder (host path): its only writable place.
+    pub scratch: PathBuf,
+    /// Layers not to use (from `NGCC_PERF_JAIL_OFF`).
+    #[serde(default)]
+    pub off: Vec<Layer>,
+}
+
+/// What the keeper tells the orchestrator (one JSON line on fd 4).
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct Report {
+    pub containment: Containment,
+    /// The worker's resource limits as it applied them (before any candidate code).
+    #[serde(default)]
+    pub limits: String,
+    /// How the worker ended; `None` if it never started.
+    #[serde(default)]
+    pub worker_exit: Option<WaitStatus>,
+    #[serde(default)]
+    pub worker_usage: Option<Usage>,
+    /// The jail could not be built or the worker not started: no candidate code ran.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Seconds from the keeper's start until the worker was started.
+    #[serde(default)]
+    pub setup_s: f64,
+}
+
+/// What the keeper hands the worker (JSON on the worker's fd 0): the job with the paths the
+/// worker sees, and what it must apply to itself before loading the library.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct Inner {
+    pub nonce: String,
+    pub job: Option<JobSpec>,
+    /// Landlock: folders and files readable, and the one writable folder.
+    pub read_only: Vec<PathBuf>,
+    pub read_write: Vec<PathBuf>,
+    pub landlock: bool,
+    pub seccomp: bool,
+    pub nproc: Option<u64>,
+}
+
+/// Messages on the jail-internal report pipe (proxy and worker → keeper), one JSON per line.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+#[serde(rename_all = "snake_case")]
+pub enum Msg {
+    /// The proxy built the namespaces and mounts.
+    Ready,
+    /// The proxy could not build the jail (nothing ran).
+    SetupError(String),
+    /// The worker applied its own layers; written before the library is loaded, then the
+    /// worker closes the pipe.
+    Applied(Applied),
+    /// The worker could not be started.
+    ExecError(String),
+    /// Without namespaces: whether the worker got its own network, IPC and UTS namespace.
+    Isolated { net: bool },
+    /// The proxy's wait4 on the worker.
+    Exit { status: WaitStatus, usage: Usage },
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct Applied {
+    pub limits: String,
+    #[serde(default)]
+    pub landlock_abi: Option<u32>,
+    #[serde(default)]
+    pub landlock_missing: Option<String>,
+    pub seccomp: bool,
+    #[serde(default)]
+    pub seccomp_missing: Option<String>,
+    #[serde(default)]
+    pub nproc: bool,
+}
+
+static OFF_OVERRIDE: std::sync::Mutex<Option<Vec<Layer>>> = std::sync::Mutex::new(None);
+
+/// Replaces `NGCC_PERF_JAIL_OFF` for later jobs of this process (`bench jail`).
+pub fn set_off(layers: Option<Vec<Layer>>) {
+    *OFF_OVERRIDE.lock().unwrap_or_else(|e| e.into_inner()) = layers;
+}
+
+/// Layers switched off through `NGCC_PERF_JAIL_OFF` (`all`, or names like `user_ns,seccomp`).
+pub fn off_layers() -> Vec<Layer> {
+    if let Some(v) = OFF_OVERRIDE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+    {
+        return v;
+    }
+    let Ok(text) = std::env::var(OFF_ENV) else {
+        return Vec::new();
+    };
+    if text.trim() == "all" {
+        return Layer::ALL.to_vec();
+    }
+    text.split(',')
+        .filter_map(|n| Layer::from_name(n.trim()))
+        .collect()
+}
+
+/// A fresh 128-bit nonce in hex (getrandom; the clock only if that fails).
+pub fn nonce() -> String {
+    let mut b = [0u8; 16];
+    // SAFETY: getrandom fills the buffer we own.
+    let n = unsafe { libc::getrandom(b.as_mut_ptr().cast(), b.len(), 0) };
+    if n != b.len() as isize {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+            ^ u64::from(std::process::id());
+        b[..8].copy_from_slice(&t.to_le_bytes());
+    }
+    hex::encode(b)
+}
+
+/// A fresh scratch folder for one job, with the job's output folders in it (the KAT folder,
+/// a calibration's setup folder) already created.
+pub fn prepare_scratch(scratch: &Path, files: Option<&JobFiles>) -> anyhow::Result<()> {
+    let _ = std::fs::remove_dir_all(scratch);
+    std::fs::create_dir_all(scratch)?;
+    let outputs = files
+        .into_iter()
+        .flat_map(|f| [&f.kat_dir, &f.setup_dir])
+        .flatten()
+        .filter(|p| p.starts_with(scratch));
+    for dir in outputs {
+        std::fs::create_dir_all(dir)?;
+    }
+    Ok(())
+}

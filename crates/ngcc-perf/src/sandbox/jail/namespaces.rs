@@ -1,0 +1,403 @@
+//! The namespaced jail: the plan of the worker's root (built by the keeper from the job),
+//! and the proxy, pid 1 of the new PID namespace, which builds that root and then only
+//! starts the worker, reaps and waits.
+//!
+//! The root is a read-only tmpfs holding `/usr` (and the `/lib*` links or folders), the
+//! loader cache, five device nodes, a fresh `/proc` of the new PID namespace, and `/job`:
+//! the library read-only at `/job/lib.so`, the job's saved setup read-only at `/job/setup`
+//! (empty for other jobs), and the scratch folder read-write at `/job/scratch` (the working
+//! directory). Nothing else of the host is visible: no run directory, no sources, no $HOME.
+
+use super::{INNER_ID, Inner, JOB_LIBRARY, JOB_SCRATCH, JOB_SETUP, Msg, Order};
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// One bind mount: host path → path in the new root. The proxy opens the source (O_PATH)
+/// while it still has the keeper's uid, and binds it through `/proc/self/fd` after taking
+/// the jail's uid (needed to create the mount points), whatever the folders above it let
+/// the jail's uid traverse.
+#[derive(Debug)]
+struct Bind {
+    src: PathBuf,
+    dst: String,
+    dir: bool,
+    rw: bool,
+}
+
+fn open_path(p: &Path) -> Result<OwnedFd, String> {
+    let c = cstr(p);
+    // SAFETY: O_PATH open of a NUL-terminated path; the fd is ours.
+    let fd = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(errno(&format!("opening {}", p.display())));
+    }
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+fn bind(src: &Path, dst: &str, dir: bool, rw: bool) -> Result<Bind, String> {
+    Ok(Bind {
+        src: src.to_path_buf(),
+        dst: dst.to_string(),
+        dir,
+        rw,
+    })
+}
+
+/// Everything the proxy needs, computed before the clone.
+#[derive(Debug)]
+pub struct Plan {
+    binds: Vec<Bind>,
+    /// (target, link) symlinks in the new root, e.g. `usr/lib` at `/lib`.
+    links: Vec<(PathBuf, String)>,
+    /// Empty folders to create in the new root.
+    dirs: Vec<String>,
+    pub inner: Inner,
+}
+
+const DEVICES: [&str; 5] = [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
+
+/// System paths visible (read-only) in every jail, and also the Landlock read-only set
+/// when there are no namespaces.
+pub fn system_paths() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = ["/usr", "/lib", "/lib64", "/lib32", "/libx32"]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+    v.push("/etc/ld.so.cache".into());
+    v.extend(DEVICES.iter().map(PathBuf::from));
+    v.push("/proc/self".into());
+    v
+}
+
+fn under(path: &Path, dir: &Path) -> Option<PathBuf> {
+    path.strip_prefix(dir).ok().map(Path::to_path_buf)
+}
+
+/// `path` inside the scratch folder, as the worker sees it.
+fn in_scratch(path: &Path, scratch: &Path, canon: &Path) -> Option<PathBuf> {
+    under(path, scratch)
+        .or_else(|| under(path, canon))
+        .map(|rel| Path::new(JOB_SCRATCH).join(rel))
+}
+
+impl Plan {
+    /// The jail of `order` with `scratch` (canonical) as the writable folder.
+    pub fn new(
+        order: &Order,
+        scratch: &Path,
+        landlock: bool,
+        seccomp: bool,
+    ) -> Result<Plan, String> {
+        let mut binds = Vec::new();
+        let mut links = Vec::new();
+        let mut dirs: Vec<String> =
+            vec!["/etc".into(), "/dev".into(), "/proc".into(), "/job".into()];
+        for top in ["/usr", "/lib", "/lib64", "/lib32", "/libx32"] {
+            let p = Path::new(top);
+            match std::fs::symlink_metadata(p) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    let target = std::fs::read_link(p).map_err(|e| format!("{top}: {e}"))?;
+                    links.push((target, top.to_string()));
+                }
+                Ok(m) if m.is_dir() => binds.push(bind(p, top, true, false)?),
+                _ => {}
+            }
+        }
+        for file in ["/etc/ld.so.cache"].iter().chain(DEVICES.iter()) {
+            if Path::new(file).exists() {
+                binds.push(bind(Path::new(file), file, false, false)?);
+            }
+        }
+        let mut job = order.job.clone();
+        let mut setup_bound = false;
+        if let Some(f) = job.as_mut().map(|j| &mut j.files) {
+            let canon = std::fs::canonicalize(&f.library)
+                .map_err(|e| format!("library {}: {e}", f.library.display()))?;
+            binds.push(bind(&canon, JOB_LIBRARY, false, false)?);
+            f.library = JOB_LIBRARY.into();
+            if let Some(dir) = f.kat_dir.as_mut() {
+                *dir = in_scratch(dir, &order.scratch, scratch).ok_or_else(|| {
+                    format!("KAT folder {} is not in the scratch folder", dir.display())
+                })?;
+            }
+            if let Some(dir) = f.setup_dir.as_mut() {
+                if let Some(p) = in_scratch(dir, &order.scratch, scratch) {
+                    *dir = p;
+                } else {
+                    if let Ok(canon) = std::fs::canonicalize(&*dir) {
+                        binds.push(bind(&canon, JOB_SETUP, true, false)?);
+                        setup_bound = true;
+                    }
+                    *dir = JOB_SETUP.into();
+                }
+            }
+        }
+        if !setup_bound {
+            dirs.push(JOB_SETUP.into());
+        }
+        binds.push(bind(scratch, JOB_SCRATCH, true, true)?);
+        let mut read_only: Vec<PathBuf> = vec!["/usr".into(), "/etc/ld.so.cache".into()];
+        read_only.extend(DEVICES.iter().map(PathBuf::from));
+        read_only.extend([
+            PathBuf::from("/proc/self"),
+            JOB_LIBRARY.into(),
+            JOB_SETUP.into(),
+        ]);
+        Ok(Plan {
+            binds,
+            links,
+            dirs,
+            inner: Inner {
+                nonce: order.nonce.clone(),
+                job,
+                read_only,
+                read_write: vec![JOB_SCRATCH.into()],
+                landlock,
+                seccomp,
+                nproc: Some(super::NPROC),
+            },
+        })
+    }
+}
+
+fn cstr(p: impl AsRef<Path>) -> CString {
+    CString::new(p.as_ref().as_os_str().as_bytes()).unwrap_or_default()
+}
+
+fn errno(what: &str) -> String {
+    format!("{what}: {}", std::io::Error::last_os_error())
+}
+
+fn mount(
+    src: Option<&CString>,
+    dst: &CString,
+    fstype: Option<&CString>,
+    flags: libc::c_ulong,
+    data: Option<&CString>,
+) -> Result<(), String> {
+    let p = |c: Option<&CString>| c.map_or(std::ptr::null(), |c| c.as_ptr());
+    // SAFETY: pointers to NUL-terminated strings that outlive the call (or NULL).
+    let rc = unsafe { libc::mount(p(src), dst.as_ptr(), p(fstype), flags, p(data).cast()) };
+    if rc != 0 {
+        return Err(errno(&format!("mount {}", dst.to_string_lossy())));
+    }
+    Ok(())
+}
+
+fn mkdir_p(path: &str) -> Result<(), String> {
+    std::fs::create_dir_all(path).map_err(|e| format!("mkdir {path}: {e}"))
+}
+
+/// Mount flags a bind must keep when it is remounted (the kernel locks them in a user
+/// namespace).
+fn locked_flags(path: &CString) -> libc::c_ulong {
+    // SAFETY: statvfs fills the struct we own.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
+        return 0;
+    }
+    let f = st.f_flag;
+    let mut out = 0;
+    for (st_flag, ms_flag) in [
+        (libc::ST_NOSUID, libc::MS_NOSUID),
+        (libc::ST_NODEV, libc::MS_NODEV),
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+        (libc::ST_NOATIME, libc::MS_NOATIME),
+        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (libc::ST_RELATIME, libc::MS_RELATIME),
+    ] {
+        if f & st_flag != 0 {
+            out |= ms_flag;
+        }
+    }
+    out
+}
+
+fn pivot_root(new: &CString, old: &CString) -> Result<(), String> {
+    // SAFETY: pivot_root takes two paths.
+    let rc = unsafe { libc::syscall(libc::SYS_pivot_root, new.as_ptr(), old.as_ptr()) };
+    if rc != 0 {
+        return Err(errno("pivot_root"));
+    }
+    Ok(())
+}
+
+fn chdir(p: &str) -> Result<(), String> {
+    std::env::set_current_dir(p).map_err(|e| format!("chdir {p}: {e}"))
+}
+
+/// Builds the new root (in the proxy, with every capability of the new user namespace).
+fn enter(plan: &Plan, drop_groups: bool) -> Result<(), String> {
+    let c = |s: &str| CString::new(s).unwrap_or_default();
+    let sources = plan
+        .binds
+        .iter()
+        .map(|b| open_path(&b.src))
+        .collect::<Result<Vec<OwnedFd>, String>>()?;
+    // Files can only be created under a uid the namespace maps: take ours first.
+    take_ids(drop_groups)?;
+    mount(None, &c("/"), None, libc::MS_REC | libc::MS_PRIVATE, None)?;
+    // A small tmpfs holding the new root and the old one, then the real new root on it.
+    let tmpfs = c("tmpfs");
+    mount(
+        Some(&tmpfs),
+        &c("/tmp"),
+        Some(&tmpfs),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some(&c("size=64k,mode=0755")),
+    )?;
+    mkdir_p("/tmp/newroot")?;
+    mkdir_p("/tmp/oldroot")?;
+    pivot_root(&c("/tmp"), &c("/tmp/oldroot"))?;
+    chdir("/")?;
+    mount(
+        Some(&tmpfs),
+        &c("/newroot"),
+        Some(&tmpfs),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some(&c("size=1m,mode=0755")),
+    )?;
+    for d in &plan.dirs {
+        mkdir_p(&format!("/newroot{d}"))?;
+    }
+    for (b, src) in plan.binds.iter().zip(&sources) {
+        let dst = format!("/newroot{}", b.dst);
+        if b.dir {
+            mkdir_p(&dst)?;
+        } else {
+            if let Some(parent) = Path::new(&dst).parent() {
+                mkdir_p(&parent.to_string_lossy())?;
+            }
+            std::fs::write(&dst, b"").map_err(|e| format!("mountpoint {dst}: {e}"))?;
+        }
+        let src = c(&format!("/oldroot/proc/self/fd/{}", src.as_raw_fd()));
+        let dst = c(&dst);
+        mount(Some(&src), &dst, None, libc::MS_BIND | libc::MS_REC, None)?;
+        let mut flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_NOSUID | locked_flags(&dst);
+        if !b.rw {
+            flags |= libc::MS_RDONLY;
+        }
+        mount(None, &dst, None, flags, None)?;
+    }
+    for (target, link) in &plan.links {
+        std::os::unix::fs::symlink(target, format!("/newroot{link}"))
+            .map_err(|e| format!("symlink {link}: {e}"))?;
+    }
+    let proc_ = c("proc");
+    mount(
+        Some(&proc_),
+        &c("/newroot/proc"),
+        Some(&proc_),
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        None,
+    )?;
+    // SAFETY: detaching the old root, which nothing in the jail may reach.
+    if unsafe { libc::umount2(c"/oldroot".as_ptr(), libc::MNT_DETACH) } != 0 {
+        return Err(errno("umount the old root"));
+    }
+    chdir("/newroot")?;
+    pivot_root(&c("."), &c("."))?;
+    // SAFETY: the base tmpfs is now stacked on top of the new root: detach it.
+    if unsafe { libc::umount2(c".".as_ptr(), libc::MNT_DETACH) } != 0 {
+        return Err(errno("umount the base tmpfs"));
+    }
+    chdir("/")?;
+    mount(
+        None,
+        &c("/"),
+        None,
+        libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+        None,
+    )?;
+    let host = b"ngcc-jail";
+    // SAFETY: sethostname copies the bytes (UTS namespace of the jail only).
+    unsafe { libc::sethostname(host.as_ptr().cast(), host.len()) };
+    chdir(JOB_SCRATCH)
+}
+
+/// Takes the jail's own uid and gid (mapped to the unprivileged outside ids by the keeper).
+fn take_ids(drop_groups: bool) -> Result<(), String> {
+    let id = INNER_ID;
+    // SAFETY: credential calls on our own process.
+    unsafe {
+        if drop_groups && libc::setgroups(0, std::ptr::null()) != 0 {
+            return Err(errno("setgroups"));
+        }
+        if libc::setresgid(id, id, id) != 0 {
+            return Err(errno("setresgid"));
+        }
+        if libc::setresuid(id, id, id) != 0 {
+            return Err(errno("setresuid"));
+        }
+    }
+    Ok(())
+}
+
+/// File descriptors the proxy works with.
+pub struct ProxyFds {
+    pub exe: libc::c_int,
+    pub request: libc::c_int,
+    pub report: libc::c_int,
+    pub go: libc::c_int,
+}
+
+/// The proxy: waits for the keeper to map its ids, builds the root, starts the worker, reaps
+/// every process of the namespace, reports the worker's end and exits (which kills whatever
+/// is left in the namespace).
+pub fn proxy(plan: &Plan, fds: &ProxyFds, drop_groups: bool) -> ! {
+    // SAFETY: plain syscalls; this process is a single-threaded copy of the keeper.
+    unsafe {
+        libc::close(0);
+        libc::close(4);
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        let mut b = [0u8; 1];
+        if libc::read(fds.go, b.as_mut_ptr().cast(), 1) != 1 {
+            libc::_exit(1);
+        }
+        libc::close(fds.go);
+    }
+    let send = |m: &Msg| super::worker::send(fds.report, m);
+    if let Err(e) = enter(plan, drop_groups) {
+        send(&Msg::SetupError(e));
+        // SAFETY: ending the proxy.
+        unsafe { libc::_exit(1) };
+    }
+    send(&Msg::Ready);
+    // SAFETY: as above.
+    unsafe {
+        // The worker may not read our memory or file descriptors through /proc/1.
+        libc::prctl(libc::PR_SET_DUMPABLE, 0);
+        let worker = libc::fork();
+        if worker == 0 {
+            super::worker::exec(fds.exe, fds.request, fds.report);
+        }
+        if worker < 0 {
+            send(&Msg::ExecError(errno("fork of the worker")));
+            libc::_exit(1);
+        }
+        libc::close(fds.request);
+        loop {
+            let mut status = 0;
+            let mut ru: libc::rusage = std::mem::zeroed();
+            let pid = libc::wait4(-1, &mut status, libc::__WALL, &mut ru);
+            if pid == worker {
+                send(&Msg::Exit {
+                    status: crate::dataset::schema::WaitStatus::from_raw(status),
+                    usage: crate::dataset::schema::Usage::from_rusage(&ru),
+                });
+                libc::_exit(0);
+            }
+            if pid < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                libc::_exit(1);
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! The worker's seccomp filter, installed last before the library is loaded. Candidate code
+//! needs none of these calls; they fail with EPERM (so honest-but-odd code sees an error,
+//! not a kill): new processes (threads stay allowed), exec, ptrace and peeking into other
+//! processes, sockets, sessions and process groups, mounts and namespaces, CPU affinity and
+//! scheduling (keeps the pin), kernel-wide facilities (bpf, perf counters, keyrings, modules,
+//! kexec, io_uring, userfaultfd), and signals to any process but the worker itself.
+//! `clone3` answers ENOSYS, so glibc falls back to `clone`, whose flags a filter can see.
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule, TargetArch,
+};
+use std::collections::BTreeMap;
+
+#[cfg(target_arch = "x86_64")]
+const ARCH: TargetArch = TargetArch::x86_64;
+#[cfg(target_arch = "aarch64")]
+const ARCH: TargetArch = TargetArch::aarch64;
+
+/// Denied whatever their arguments.
+fn denied() -> Vec<libc::c_long> {
+    let mut v = vec![
+        libc::SYS_execve,
+        libc::SYS_execveat,
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+        libc::SYS_process_madvise,
+        libc::SYS_pidfd_open,
+        libc::SYS_pidfd_getfd,
+        libc::SYS_pidfd_send_signal,
+        libc::SYS_socket,
+        libc::SYS_socketpair,
+        libc::SYS_connect,
+        libc::SYS_bind,
+        libc::SYS_listen,
+        libc::SYS_accept,
+        libc::SYS_accept4,
+        libc::SYS_setsid,
+        libc::SYS_setpgid,
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_chroot,
+        libc::SYS_fsopen,
+        libc::SYS_fsmount,
+        libc::SYS_fsconfig,
+        libc::SYS_fspick,
+        libc::SYS_move_mount,
+        libc::SYS_open_tree,
+        libc::SYS_mount_setattr,
+        libc::SYS_sched_setaffinity,
+        libc::SYS_sched_setscheduler,
+        libc::SYS_sched_setattr,
+        libc::SYS_sched_setparam,
+        libc::SYS_unshare,
+        libc::SYS_setns,
+        libc::SYS_kexec_load,
+        libc::SYS_kexec_file_load,
+        libc::SYS_bpf,
+        libc::SYS_perf_event_open,
+        libc::SYS_userfaultfd,
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_init_module,
+        libc::SYS_finit_module,
+        libc::SYS_delete_module,
+        libc::SYS_reboot,
+        libc::SYS_swapon,
+        libc::SYS_swapoff,
+        libc::SYS_acct,
+        libc::SYS_tkill,
+    ];
+    #[cfg(target_arch = "x86_64")]
+    v.extend([libc::SYS_fork, libc::SYS_vfork]);
+    v
+}
+
+fn cond(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, String> {
+    SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value).map_err(|e| e.to_string())
+}
+
+fn cond32(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, String> {
+    SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(|e| e.to_string())
+}
+
+fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
+    SeccompRule::new(conditions).map_err(|e| e.to_string())
+}
+
+/// The EPERM filter for a worker whose pid (in its own namespace) is `pid`.
+fn eperm_filter(pid: u32) -> Result<BpfProgram, String> {
+    let pid = u64::from(pid);
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    for s in denied() {
+        rules.insert(s, Vec::new());
+    }
+    // clone without CLONE_THREAD makes a process.
+    rules.insert(
+        libc::SYS_clone,
+        vec![rule(vec![cond(
+            0,
+            SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64),
+            0,
+        )?])?],
+    );
+    // Signals: only to ourselves.
+    for s in [
+        libc::SYS_kill,
+        libc::SYS_tgkill,
+        libc::SYS_rt_sigqueueinfo,
+        libc::SYS_rt_tgsigqueueinfo,
+    ] {
+        rules.insert(s, vec![rule(vec![cond32(0, SeccompCmpOp::Ne, pid)?])?]);
+    }
+    // Resource limits: only our own (0 or our pid).
+    rules.insert(
+        libc::SYS_prlimit64,
+        vec![rule(vec![
+            cond32(0, SeccompCmpOp::Ne, 0)?,
+            cond32(0, SeccompCmpOp::Ne, pid)?,
+        ])?],
+    );
+    let f = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        ARCH,
+    )
+    .map_err(|e| e.to_string())?;
+    f.try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())
+}
+
+fn enosys_filter() -> Result<BpfProgram, String> {
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    rules.insert(libc::SYS_clone3, Vec::new());
+    let f = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        ARCH,
+    )
+    .map_err(|e| e.to_string())?;
+    f.try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())
+}
+
+/// Installs both filters on the calling (single-threaded) process.
+pub fn install() -> Result<(), String> {
+    // SAFETY: getpid has no preconditions.
+    let pid = unsafe { libc::getpid() } as u32;
+    let eperm = eperm_filter(pid)?;
+    let enosys = enosys_filter()?;
+    seccompiler::apply_filter(&enosys).map_err(|e| e.to_string())?;
+    seccompiler::apply_filter(&eperm).map_err(|e| e.to_string())
+}
