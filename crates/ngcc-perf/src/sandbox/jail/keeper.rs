@@ -69,11 +69,20 @@ fn hand_over(dir: &Path, id: u32) {
 /// The request for the worker, written into a pipe it will read as fd 0.
 fn request_pipe(inner: &Inner) -> Result<OwnedFd, String> {
     let text = serde_json::to_vec(inner).map_err(|e| e.to_string())?;
-    // A pipe holds 64 KiB; a job is a few hundred bytes.
-    if text.len() > 60_000 {
-        return Err("job too large for the request pipe".into());
-    }
     let (r, w) = pipe()?;
+    // The whole job must fit before the worker runs: a pipe holds 64 KiB unless grown (a
+    // job is a few hundred bytes; a hash self-test's message up to 128 KiB of hex).
+    if text.len() > 60_000 {
+        let want = libc::c_int::try_from(text.len()).unwrap_or(libc::c_int::MAX);
+        // SAFETY: fcntl on a pipe we own.
+        let got = unsafe { libc::fcntl(w.as_raw_fd(), libc::F_SETPIPE_SZ, want) };
+        if got < want {
+            return Err(format!(
+                "job of {} bytes too large for the request pipe",
+                text.len()
+            ));
+        }
+    }
     std::fs::File::from(w)
         .write_all(&text)
         .map_err(|e| format!("writing the job: {e}"))?;
