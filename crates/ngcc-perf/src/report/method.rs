@@ -1,6 +1,6 @@
 //! `performance/method_<SYS>.md` (reference-harness.md §8.5): how the figures were taken and
 //! what they cannot show, with the wording and rules of the reference's published method page
-//! (`tests/reference_pages.rs` compares line by line); facts come from the dataset.
+//! (`tests/it/reference_pages.rs` compares line by line); facts come from the dataset.
 
 use super::doc::{Doc, Inline};
 use super::format;

@@ -1,6 +1,6 @@
 //! `performance/summary_<SYS>.md` (reference-harness.md §8.4): one table per category, with
 //! the wording and rules of the reference's newest published summary (`summary_arm_1.md` at
-//! ngcc-harness `cdbc80ed…`; `tests/reference_pages.rs` compares line by line).
+//! ngcc-harness `cdbc80ed…`; `tests/it/reference_pages.rs` compares line by line).
 
 use super::doc::{Cell, Doc, Inline, Table, code};
 use super::format::{self, DASH};

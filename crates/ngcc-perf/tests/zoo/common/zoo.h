@@ -1,4 +1,4 @@
-/* Misbehaviours of the zoo's toy libraries (tests/zoo_campaign.rs), one per -D ZOO_* define,
+/* Misbehaviours of the zoo's toy libraries (tests/it/zoo_campaign.rs), one per -D ZOO_* define,
  * shared by both API flavours. Each toy calls zoo_enter("keygen" | "enc" | "dec" | "sign")
  * at the start of an operation. Not cryptography; deliberately hostile. */
 #ifndef ZOO_H

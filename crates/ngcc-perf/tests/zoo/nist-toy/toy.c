@@ -1,5 +1,5 @@
 /* Toy KEM: sk random, pk = sk ^ 0x5c; ct = r ^ pk, ss = r[0..16] ^ pk[16..32].
- * Misbehaviours by -D ZOO_* (../common/zoo.h; the zoo: tests/zoo_campaign.rs). */
+ * Misbehaviours by -D ZOO_* (../common/zoo.h; the zoo: tests/it/zoo_campaign.rs). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

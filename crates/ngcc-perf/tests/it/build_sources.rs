@@ -4,7 +4,7 @@
 //! outside the folder fail that instance only (BUILDFAIL, the campaign goes on), and a guide
 //! flag failure keeps its log next to the harness-default one.
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::dataset::schema::{BuildStatus, FlagSetName, KatStatus};
 

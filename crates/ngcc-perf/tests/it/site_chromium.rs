@@ -6,7 +6,7 @@
 //! Without Chromium the test prints `SKIPPED: chromium not installed`, unless
 //! `NGCC_REQUIRE_CHROMIUM=1` (set by CI), where a missing browser fails.
 
-mod common;
+use crate::common;
 use common::*;
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! first-use order, `KAT TIMEOUT` causes ignored where the KAT passed, `(not timed)` for
 //! exclusions), ⚠ marks from build.json, and summary notes.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

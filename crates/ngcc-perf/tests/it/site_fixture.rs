@@ -2,7 +2,7 @@
 //! table row of the reference's own candidate pages appears in the HTML, charts are drawn;
 //! with two systems the pages link to each other and an unfixed host is bannered.
 
-mod common;
+use crate::common;
 use common::*;
 use regex::Regex;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Bad input to every command: exactly one line on stderr that says what is wrong (and
 //! where), exit code 2, never a panic.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 

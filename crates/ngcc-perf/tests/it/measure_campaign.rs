@@ -2,7 +2,7 @@
 //! statistics that recompute from raw trials, resumable phases, a dataset that validates,
 //! and refusal on an unfixed host without --allow-unfixed-host.
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::dataset::schema::Record;
 

@@ -1,7 +1,7 @@
 //! The disturbance rule on the reference dataset: every kept process of arm_1 ran at full
 //! clock (none was retried), and losing 10 % of the cycles would have flagged it.
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::dataset::schema::Record;
 use ngcc_perf::measure::timing::{fixed_clock, is_disturbed};

@@ -2,7 +2,7 @@
 //! slowed-down copy is flagged, different counters are refused unless `--time`, and bad input
 //! is one line with exit 2.
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::dataset::schema::Record;
 use ngcc_perf::measure::stats;

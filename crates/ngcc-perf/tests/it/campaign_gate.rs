@@ -1,7 +1,7 @@
 //! The build and KAT gate: real PQClean code against official digests, and the statuses a
 //! broken source, a missing symbol, a KAT mismatch and a crashing KAT must produce.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -1,7 +1,7 @@
 //! Host checks on fabricated facts (fixed bare metal, this VM, each unfixed setting), and the
 //! environment snapshot's keys and types against the reference dataset.
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::measure::counter::{CounterKind, perf_cycles_available};
 use ngcc_perf::measure::host::{

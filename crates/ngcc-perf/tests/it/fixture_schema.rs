@@ -1,6 +1,6 @@
 //! The reference dataset parses with our schema and keeps every field on a round trip.
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::dataset::schema::{BuildEntry, BuildFile, Campaign, Profile, Record};
 use std::path::PathBuf;

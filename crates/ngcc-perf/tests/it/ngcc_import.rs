@@ -9,7 +9,7 @@
 //! --quick here (the 2^12- and 2^23-bit files of every Dragon instance are still checked
 //! against the harness digests); .ci/run runs the full set.
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::dataset::schema::{BuildStatus, FlagSetName, HelperOrigin, KatStatus, Record};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! `ngcc-perf validate` accepts the reference dataset and names the file and field of every
 //! tampering: a trial's cycles, a KAT log byte, a page byte, a truncated record.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::PathBuf;
 use std::process::Output;

@@ -3,7 +3,7 @@
 //! module to the one it names. An edge to a higher layer, a module missing from the table,
 //! or a circle between modules fails the test, naming file:line.
 //!
-//! Run it alone with `cargo test -p ngcc-perf --test layering -- --nocapture` (it prints
+//! Run it alone with `cargo test -p ngcc-perf --test it layering -- --nocapture` (it prints
 //! the graph).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -317,7 +317,7 @@ fn check(
     for m in modules {
         if layer_of(m).is_none() {
             problems.push(format!(
-                "src/{m}: top-level module `{m}` is not in the layer table of tests/layering.rs"
+                "src/{m}: top-level module `{m}` is not in the layer table of tests/it/layering.rs"
             ));
         }
     }

@@ -3,7 +3,7 @@
 //! duplicated, truncated or corrupt, no temporary file is left, and the published dataset
 //! validates. Then `validate` must catch a truncated and a hand-edited record.
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::dataset::schema::Record;
 use std::path::Path;

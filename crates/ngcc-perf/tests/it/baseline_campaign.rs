@@ -5,7 +5,7 @@
 //! summary's hash rows show ratios to `pseudoXOF`, the "ICCS hash helpers" section renders,
 //! and `validate` recomputes the ratios from the raw trials.
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::dataset::schema::{BuildFile, Record};
 use std::path::{Path, PathBuf};

@@ -19,7 +19,7 @@
 //! `requires_slurm`) unless NGCC_REQUIRE_SLURM is set, as CI does: then it fails. A cluster
 //! that is installed but does not start always fails the test, with the daemons' logs.
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::dataset::schema::Campaign;
 use ngcc_perf::util::{read_json, write_json};

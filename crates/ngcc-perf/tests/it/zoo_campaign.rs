@@ -15,7 +15,7 @@
 //! statuses decided before any digest (CRASH, TIMEOUT, OVERFLOW, CRYPTOFAIL, and the
 //! replay that catches nondeterminism) are exact.
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::dataset::schema::{Campaign, Record, RecordStatus};
 use std::path::Path;

@@ -6,7 +6,7 @@
 //! cores, survey totals, the survey's system) are checked against the same sentence filled in
 //! from this dataset.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};

@@ -2,7 +2,7 @@
 //! KEM, and instances that cannot be relinked. Every stored share is recomputed here from
 //! its call table, independently of the code that wrote it.
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::dataset::schema::{BuildEntry, Profile};
 use std::path::Path;

@@ -6,7 +6,7 @@
 //! Needs the PQClean tree (`ngcc-perf samples pqclean`, network the first time); without it
 //! the tests print `SKIPPED: …` and pass.
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_iccs::hash_drbg::{self, HashDrbg};
 use ngcc_iccs::vectors as vx;

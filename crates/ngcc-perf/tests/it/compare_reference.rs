@@ -3,7 +3,7 @@
 //! the pages' rounding; the corpus pages (x86_1 and arm_1, public-key and hash tables) parse
 //! completely.
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::report::compare_reference::{compare, summary_line};
 use ngcc_perf::report::reference_page::parse;

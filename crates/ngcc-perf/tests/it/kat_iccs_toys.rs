@@ -3,7 +3,7 @@
 //! drng.c and its own `drng_algorithm`, a bad ALGORITHM_INSTANCE, a verify that accepts
 //! anything, `kat_count`, and the `kat manifest` round trip.
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_iccs::vectors as vx;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! `ngcc-perf report` on the reference dataset renders the reference's candidate pages byte
 //! for byte, and `--check` names a page that differs.
 
-mod common;
+use crate::common;
 use common::*;
 
 /// The first differing line of two texts, for a readable failure.

@@ -2,7 +2,7 @@
 //! whole dataset's, with the files `publish` writes; and every refusal is one line that names
 //! the field and both values (hosts, campaigns, builds) or both paths (duplicates).
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::campaign::shard::in_shard;
 use ngcc_perf::dataset::schema::{

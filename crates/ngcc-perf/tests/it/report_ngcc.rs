@@ -2,7 +2,7 @@
 //! counter other than core cycles must be said plainly on every page, and the spread (CV)
 //! column appears; the same dataset still validates (spread recomputed from the trials).
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::dataset::schema::Record;
 use ngcc_perf::util::{read_json, write_json};

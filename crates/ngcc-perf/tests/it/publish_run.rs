@@ -1,7 +1,7 @@
 //! `ngcc-perf publish`: relative paths, refusal of absolute ones, never clobbering a folder it
 //! did not write. Uses a small synthetic run directory (absolute paths point into it).
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 use std::process::Output;

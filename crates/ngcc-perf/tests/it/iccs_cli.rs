@@ -1,6 +1,6 @@
 //! `ngcc-perf iccs …` as a user runs it: outputs, exit codes, help.
 
-mod common;
+use crate::common;
 use common::bin;
 use ngcc_iccs::vectors as vx;
 

@@ -1,7 +1,7 @@
 //! The planning rule against the reference dataset: every recorded plan must be what
 //! `plan()` gives for some calibration (t1, setup).
 
-mod common;
+use crate::common;
 use common::*;
 use ngcc_perf::dataset::schema::{Campaign, Plan, Record};
 use ngcc_perf::measure::plan::{infer_calibration, plan, reference_planning};

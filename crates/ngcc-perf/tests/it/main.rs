@@ -1,0 +1,35 @@
+//! The integration tests, one binary (one compile and link instead of one per file).
+
+mod bad_input_cli;
+mod baseline_campaign;
+mod build_sources;
+mod campaign_gate;
+mod common;
+mod compare_fixture;
+mod compare_reference;
+mod crash_resume;
+mod fixture_schema;
+mod iccs_cli;
+mod iccs_csize;
+mod iccs_props;
+mod iccs_samples;
+mod kat_iccs_toys;
+mod layering;
+mod measure_campaign;
+mod measure_host;
+mod measure_plan;
+mod measure_timing;
+mod merge_shards;
+mod ngcc_import;
+mod profile_campaign;
+mod profile_wrappers;
+mod publish_run;
+mod reference_pages;
+mod report_catalog_rules;
+mod report_fixture;
+mod report_ngcc;
+mod site_chromium;
+mod site_fixture;
+mod slurm_cluster;
+mod validate_fixture;
+mod zoo_campaign;
