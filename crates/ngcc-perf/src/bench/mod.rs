@@ -1,4 +1,6 @@
-//! `ngcc-perf bench overhead`: the harness's timing of ML-KEM-768 clean `enc` against a
+//! `ngcc-perf bench`: benchmarks of the harness itself (`plan` in plan.rs).
+//!
+//! `bench overhead`: the harness's timing of ML-KEM-768 clean `enc` against a
 //! minimal C loop linked to the same library, same RNG pattern, same counter, interleaved.
 //! Prints both and their ratio (target ≤ 1.01). A benchmark, not a test.
 
@@ -14,6 +16,8 @@ use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
+pub mod plan;
+
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     #[command(subcommand)]
@@ -26,6 +30,9 @@ pub enum BenchCmd {
     Overhead(OverheadArgs),
     /// Start cost of one jailed child: empty jobs with every layer, with none, and a bare exec.
     Jail(JailArgs),
+    /// Per record of a run: planned vs measured per-call time, fixed cost and timed share of
+    /// every process, and their distribution (a Markdown table).
+    Plan(plan::PlanArgs),
 }
 
 #[derive(Args, Debug)]
@@ -58,6 +65,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     match args.cmd {
         BenchCmd::Overhead(a) => overhead(a),
         BenchCmd::Jail(a) => jail(a),
+        BenchCmd::Plan(a) => plan::run(a),
     }
 }
 

@@ -1,0 +1,254 @@
+//! `ngcc-perf bench plan RUN`: how well calibration predicted the trials, and how much of
+//! every trial process was timed. Per record: the planned per-call time (the calibration's
+//! `t1_s`) against the measured one, their ratio, the fixed cost of each process (process wall
+//! time as the orchestrator measured it, minus the timed windows) against what the plan
+//! assumed, and the timed share of the worst process; then the distribution over records.
+
+use crate::dataset::schema::{Calibration, Process, Record};
+use crate::measure::stats;
+use crate::rundir::RunDir;
+use crate::util::read_json;
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Planned/actual in this band counts as a good prediction (the issue's acceptance band).
+pub const GOOD_BAND: (f64, f64) = (0.8, 1.25);
+/// No record may fall outside this band.
+pub const HARD_BAND: (f64, f64) = (0.67, 1.5);
+/// Every process should be timed for at least this share of its wall time.
+pub const MIN_TIMED_SHARE: f64 = 0.95;
+
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    /// Run directory with calibrations and records.
+    pub run: PathBuf,
+}
+
+/// One record with its calibration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanRow {
+    /// `<cand>/<label> <op key>`.
+    pub name: String,
+    /// Calibration's per-call estimate (what the plan used), seconds.
+    pub planned_s: f64,
+    /// Measured per call: timed seconds / calls over all trials.
+    pub actual_s: f64,
+    /// planned / actual.
+    pub ratio: f64,
+    /// Calls per trial and trials, as planned.
+    pub iterations: u64,
+    pub trials: u64,
+    /// Processes with trials (not a reused calibration).
+    pub processes: usize,
+    /// The fixed cost the plan assumed per process (the calibration's `overhead_s`).
+    pub planned_fixed_s: f64,
+    /// Median and largest measured fixed cost per process (wall − timed).
+    pub fixed_median_s: f64,
+    pub fixed_max_s: f64,
+    /// Smallest and median timed share of process wall time.
+    pub share_min: f64,
+    pub share_median: f64,
+    /// Spread of the per-trial per-call times (CV).
+    pub cv: f64,
+}
+
+/// What one process timed and how long it lived (wall from the orchestrator's own clock).
+fn process_times(p: &Process) -> (f64, f64) {
+    let timed: f64 = p.trials.iter().map(|t| t.loop_wall_s()).sum();
+    let wall = p.observed.as_ref().map_or(p.wall_s, |o| o.wall_s);
+    (timed, wall)
+}
+
+/// The row of one record, or `None` when it has no trials of its own.
+pub fn row(name: String, rec: &Record, cal: &Calibration) -> Option<PlanRow> {
+    let procs: Vec<&Process> = rec
+        .processes
+        .iter()
+        .filter(|p| !p.trials.is_empty() && p.reused_calibration != Some(true))
+        .collect();
+    if procs.is_empty() {
+        return None;
+    }
+    let (mut secs, mut calls) = (0.0, 0u64);
+    let mut per_trial = Vec::new();
+    for t in procs.iter().flat_map(|p| p.trials.iter()) {
+        secs += t.seconds;
+        calls += t.measurements;
+        per_trial.push(t.seconds / t.measurements.max(1) as f64);
+    }
+    let actual_s = secs / calls.max(1) as f64;
+    let (mut fixed, mut share) = (Vec::new(), Vec::new());
+    for p in &procs {
+        let (timed, wall) = process_times(p);
+        fixed.push((wall - timed).max(0.0));
+        share.push(if wall > 0.0 { timed / wall } else { 0.0 });
+    }
+    Some(PlanRow {
+        name,
+        planned_s: cal.t1_s,
+        actual_s,
+        ratio: cal.t1_s / actual_s,
+        iterations: rec.plan.iterations_per_trial,
+        trials: rec.plan.trials,
+        processes: procs.len(),
+        planned_fixed_s: cal.overhead_s,
+        fixed_median_s: stats::median(&fixed).unwrap_or(0.0),
+        fixed_max_s: fixed.iter().copied().fold(0.0, f64::max),
+        share_min: share.iter().copied().fold(f64::INFINITY, f64::min),
+        share_median: stats::median(&share).unwrap_or(0.0),
+        cv: stats::spread(&per_trial).cv,
+    })
+}
+
+/// Every record of the run that has a calibration, sorted by name.
+pub fn rows(run: &RunDir) -> Result<Vec<PlanRow>> {
+    let records = run.path("records");
+    let mut out = Vec::new();
+    let Ok(cands) = std::fs::read_dir(&records) else {
+        bail!("{} has no records", run.path("").display());
+    };
+    for cand in cands {
+        let cand = cand?;
+        let cand_id = cand.file_name().to_string_lossy().into_owned();
+        for f in std::fs::read_dir(cand.path())? {
+            let path = f?.path();
+            let Some(stem) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".json"))
+            else {
+                continue;
+            };
+            let Some((label, key)) = stem.rsplit_once("__") else {
+                continue;
+            };
+            let rec: Record =
+                read_json(&path).with_context(|| format!("reading {}", path.display()))?;
+            let Ok(cal) = read_json::<Calibration>(&run.calibration_path(&cand_id, label, key))
+            else {
+                continue;
+            };
+            if let Some(r) = row(format!("{cand_id}/{label} {key}"), &rec, &cal) {
+                out.push(r);
+            }
+        }
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+/// The distribution over records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub records: usize,
+    pub ratio_min: f64,
+    pub ratio_median: f64,
+    pub ratio_max: f64,
+    /// Share of records with the ratio inside [`GOOD_BAND`].
+    pub within_good: f64,
+    /// Records outside [`HARD_BAND`].
+    pub outside_hard: usize,
+    pub share_min: f64,
+    pub share_median: f64,
+    /// Records with some process timed below [`MIN_TIMED_SHARE`].
+    pub below_share: usize,
+    pub fixed_median_s: f64,
+    pub fixed_max_s: f64,
+}
+
+pub fn summary(rows: &[PlanRow]) -> Summary {
+    let ratios: Vec<f64> = rows.iter().map(|r| r.ratio).collect();
+    let shares: Vec<f64> = rows.iter().map(|r| r.share_min).collect();
+    let fixed: Vec<f64> = rows.iter().map(|r| r.fixed_median_s).collect();
+    let inside = |x: f64, (lo, hi): (f64, f64)| (lo..=hi).contains(&x);
+    Summary {
+        records: rows.len(),
+        ratio_min: ratios.iter().copied().fold(f64::INFINITY, f64::min),
+        ratio_median: stats::median(&ratios).unwrap_or(f64::NAN),
+        ratio_max: ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        within_good: ratios.iter().filter(|&&r| inside(r, GOOD_BAND)).count() as f64
+            / rows.len().max(1) as f64,
+        outside_hard: ratios.iter().filter(|&&r| !inside(r, HARD_BAND)).count(),
+        share_min: shares.iter().copied().fold(f64::INFINITY, f64::min),
+        share_median: stats::median(&shares).unwrap_or(f64::NAN),
+        below_share: shares.iter().filter(|&&s| s < MIN_TIMED_SHARE).count(),
+        fixed_median_s: stats::median(&fixed).unwrap_or(f64::NAN),
+        fixed_max_s: rows.iter().map(|r| r.fixed_max_s).fold(0.0, f64::max),
+    }
+}
+
+/// Seconds in a readable unit (µs below a millisecond).
+fn dur(s: f64) -> String {
+    if s < 1e-3 {
+        format!("{:.3} us", s * 1e6)
+    } else if s < 1.0 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{s:.3} s")
+    }
+}
+
+/// The table and the summary as printed (Markdown, so it goes into a note as is).
+pub fn render(rows: &[PlanRow]) -> String {
+    let mut t = String::from(
+        "| record | planned/call | actual/call | planned/actual | iters x trials | procs | \
+         fixed planned | fixed median | fixed max | timed share min | timed share median | CV |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        t.push_str(&format!(
+            "| {} | {} | {} | {:.3} | {} x {} | {} | {} | {} | {} | {:.1} % | {:.1} % | {:.2} % |\n",
+            r.name,
+            dur(r.planned_s),
+            dur(r.actual_s),
+            r.ratio,
+            r.iterations,
+            r.trials,
+            r.processes,
+            dur(r.planned_fixed_s),
+            dur(r.fixed_median_s),
+            dur(r.fixed_max_s),
+            100.0 * r.share_min,
+            100.0 * r.share_median,
+            100.0 * r.cv,
+        ));
+    }
+    let s = summary(rows);
+    t.push_str(&format!(
+        "\n{} records. planned/actual: min {:.3}, median {:.3}, max {:.3}; {:.1} % within \
+         {}-{}; {} outside {}-{}.\n",
+        s.records,
+        s.ratio_min,
+        s.ratio_median,
+        s.ratio_max,
+        100.0 * s.within_good,
+        GOOD_BAND.0,
+        GOOD_BAND.1,
+        s.outside_hard,
+        HARD_BAND.0,
+        HARD_BAND.1,
+    ));
+    t.push_str(&format!(
+        "timed share of process wall time (worst process of each record): min {:.1} %, median \
+         {:.1} %; {} records below {:.0} %. Fixed cost per process: median {}, max {}.\n",
+        100.0 * s.share_min,
+        100.0 * s.share_median,
+        s.below_share,
+        100.0 * MIN_TIMED_SHARE,
+        dur(s.fixed_median_s),
+        dur(s.fixed_max_s),
+    ));
+    t
+}
+
+pub fn run(args: PlanArgs) -> Result<ExitCode> {
+    let run = RunDir::read_only(&args.run)?;
+    let rows = rows(&run)?;
+    if rows.is_empty() {
+        bail!("{}: no record with a calibration", args.run.display());
+    }
+    print!("{}", render(&rows));
+    Ok(ExitCode::SUCCESS)
+}
