@@ -42,7 +42,7 @@ pub struct PlanRow {
     pub trials: u64,
     /// Processes with trials (not a reused calibration).
     pub processes: usize,
-    /// The fixed cost the plan assumed per process (the calibration's `overhead_s`).
+    /// The fixed cost the plan assumed per process (`Calibration::trial_fixed_s`).
     pub planned_fixed_s: f64,
     /// Median and largest measured fixed cost per process (wall − timed).
     pub fixed_median_s: f64,
@@ -93,7 +93,7 @@ pub fn row(name: String, rec: &Record, cal: &Calibration) -> Option<PlanRow> {
         iterations: rec.plan.iterations_per_trial,
         trials: rec.plan.trials,
         processes: procs.len(),
-        planned_fixed_s: cal.overhead_s,
+        planned_fixed_s: cal.trial_fixed_s(),
         fixed_median_s: stats::median(&fixed).unwrap_or(0.0),
         fixed_max_s: fixed.iter().copied().fold(0.0, f64::max),
         share_min: share.iter().copied().fold(f64::INFINITY, f64::min),

@@ -1,5 +1,6 @@
 //! Counters, planning, statistics, host checks.
 
+pub mod calibration;
 pub mod counter;
 pub mod host;
 pub mod plan;

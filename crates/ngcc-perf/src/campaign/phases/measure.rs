@@ -70,7 +70,7 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
             };
             let iter_cost = (s.cand.kind == crate::candidate::Kind::Kex && op.op != Op::Exchange)
                 .then(|| exchange.as_ref().map_or(cal.t1_s, |x| x.t1_s));
-            let plan = plan::plan(&ctx.planning, cal.t1_s, cal.overhead_s, iter_cost);
+            let plan = plan::plan(&ctx.planning, cal.t1_s, cal.trial_fixed_s(), iter_cost);
             planned.push(Planned {
                 sel: s,
                 entry: e,
