@@ -1,8 +1,10 @@
 //! `ngcc-perf bench`: benchmarks of the harness itself (`plan` in plan.rs).
 //!
-//! `bench overhead`: the harness's timing of ML-KEM-768 clean `enc` against a
-//! minimal C loop linked to the same library, same RNG pattern, same counter, interleaved.
-//! Prints both and their ratio (target ≤ 1.01). A benchmark, not a test.
+//! `bench overhead`: the harness's timing against a minimal C loop linked to the same
+//! library (csrc/bench/overhead.c: same counter, warm-ups, RNG or message pattern), for
+//! ML-KEM-768 clean enc and a 32-byte ICCS hash, in interleaved rounds; prints the 95 %
+//! interval of the per-round ratio. `bench jail`: the start cost of a jailed child. Benchmarks,
+//! not tests.
 
 use crate::campaign::context::{Target, job, run_child};
 use crate::campaign::measurable::OpSpec;
@@ -26,7 +28,9 @@ pub struct BenchArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum BenchCmd {
-    /// Harness vs a minimal C loop on ML-KEM-768 clean enc (same library and counter).
+    /// Harness vs a minimal C loop (same library, counter, warm-ups, message/RNG pattern),
+    /// interleaved rounds, 95 % interval of the ratio: ML-KEM-768 clean enc and a 32-byte
+    /// ICCS hash (the SM3 sample).
     Overhead(OverheadArgs),
     /// Start cost of one jailed child: empty jobs with every layer, with none, and a bare exec.
     Jail(JailArgs),
@@ -50,12 +54,16 @@ pub struct OverheadArgs {
     /// Work folder (candidates, run directory, the C driver).
     #[arg(long, default_value = "target/bench-overhead")]
     pub dir: PathBuf,
-    /// Interleaved rounds (each: one harness trial process, one C loop process).
-    #[arg(long, default_value_t = 7)]
+    /// Interleaved rounds per operation (each: one harness trial process, one C loop
+    /// process, alternating which goes first); the interval is over the rounds' ratios.
+    #[arg(long, default_value_t = 30)]
     pub rounds: usize,
-    /// Operations per trial.
-    #[arg(long, default_value_t = 10000)]
-    pub iterations: u64,
+    /// Calls per round (default: 10 000 enc, 500 000 hashes).
+    #[arg(long)]
+    pub iterations: Option<u64>,
+    /// Which operation(s) to compare.
+    #[arg(long, value_enum, default_value = "both")]
+    pub op: OverheadOp,
     /// CPU both sides are pinned to (default: the last one).
     #[arg(long)]
     pub cpu: Option<u32>,
@@ -125,7 +133,56 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-const LABEL: &str = "ml-kem-768-clean";
+/// What `bench overhead` compares: ML-KEM-768 clean enc, and the shortest operation we time,
+/// an ICCS hash (the SM3 sample, `hash-s1/SM3-256`) over 32 bytes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
+pub enum OverheadOp {
+    Enc,
+    Hash32,
+    Both,
+}
+
+struct Side<'a> {
+    name: &'static str,
+    sel: Selected,
+    entry: crate::dataset::schema::BuildEntry,
+    op: OpSpec,
+    /// Arguments of the C loop before ITERS WARMUPS CPU.
+    driver_args: Vec<String>,
+    iterations: u64,
+    driver: PathBuf,
+    run: &'a RunDir,
+}
+
+const KEM: (&str, &str) = ("ml-kem", "ml-kem-768-clean");
+const HASH: (&str, &str) = ("hash-s1", "SM3-256");
+const HASH_BYTES: u64 = 32;
+/// Warm-up calls on both sides (the plan's for µs operations).
+const WARMUPS: u64 = 3;
+
+/// One round's ratio harness/C loop from the rounds' ticks per call: mean, the 95 % Student t
+/// interval of the mean over rounds, and the ratio of medians (a robust cross-check).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatioSummary {
+    pub rounds: usize,
+    pub mean: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+    pub of_medians: f64,
+}
+
+pub fn ratio_summary(harness: &[f64], minimal: &[f64]) -> RatioSummary {
+    let ratios: Vec<f64> = harness.iter().zip(minimal).map(|(h, c)| h / c).collect();
+    let s = stats::spread(&ratios);
+    RatioSummary {
+        rounds: ratios.len(),
+        mean: stats::py_sum(ratios.iter().copied()) / ratios.len().max(1) as f64,
+        ci95_low: s.ci95_low,
+        ci95_high: s.ci95_high,
+        of_medians: stats::median(harness).unwrap_or(f64::NAN)
+            / stats::median(minimal).unwrap_or(f64::NAN),
+    }
+}
 
 fn overhead(args: OverheadArgs) -> Result<ExitCode> {
     let dir = std::path::absolute(&args.dir)?;
@@ -134,15 +191,17 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
         cands.clone(),
         vec!["ml-kem".into()],
     ))?;
+    let iccs = crate::samples::iccs_samples()
+        .context("bench overhead needs the samples/iccs folder of a checkout (the SM3 hash)")?;
     let run_path = dir.join("run");
     let mut settings = Settings {
-        only: Some(LABEL.into()),
+        only: Some(format!("{}/{},{}/{}", KEM.0, KEM.1, HASH.0, HASH.1)),
         quick: true,
         require_pass: true,
         allow_unfixed_host: true,
         ..Settings::new(
             &[Phase::Build, Phase::Kat, Phase::Calibrate],
-            vec![cands.clone()],
+            vec![cands.clone(), iccs.clone()],
             run_path.clone(),
         )
     };
@@ -152,117 +211,189 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
     let cpu = settings.cpu;
     campaign::execute(&settings)?;
     let run = RunDir::open(&run_path)?;
-    let entry = run
-        .load_build()?
-        .entry(&format!("ml-kem/{LABEL}"))
-        .context("ML-KEM-768 clean was not built")?;
-    if entry.kat != KatStatus::Pass {
-        bail!("ML-KEM-768 clean did not pass its KAT ({})", entry.kat);
-    }
-    let cand = crate::candidate::discover::load_all(&cands)?
-        .into_iter()
-        .find(|c| c.id == "ml-kem")
-        .context("no ml-kem manifest")?;
-    let inst = cand
-        .instances
-        .iter()
-        .find(|i| i.label == LABEL)
-        .context("no ml-kem-768-clean instance")?
-        .clone();
-    let sel = Selected { cand, inst };
-    if !run.calibration_path("ml-kem", LABEL, "enc").is_file()
-        || !run.setup_dir("ml-kem", LABEL, "enc").is_dir()
-    {
-        bail!(
-            "the enc setup is missing; delete {} and retry",
-            run_path.display()
-        );
-    }
-    let driver = build_driver(&run, entry.library.as_deref().unwrap_or_default())?;
-    let warmups = 3;
-    let (mut harness, mut minimal) = (Vec::new(), Vec::new());
-    let mut harness_cv = Vec::new();
-    for round in 0..args.rounds {
-        let op = OpSpec::plain(Op::Enc);
-        let target = Target {
-            sel: &sel,
-            entry: &entry,
-            op: &op,
-        };
-        let mut j = job(&run, &settings, &target);
-        j.iterations = args.iterations;
-        j.warmups = warmups;
-        j.counter = Some(if cfg!(target_arch = "aarch64") {
-            CounterKind::Cntvct
-        } else {
-            CounterKind::Tsc
+    let mut sides = Vec::new();
+    if args.op != OverheadOp::Hash32 {
+        let (sel, entry) = selected(&run, std::slice::from_ref(&cands), KEM)?;
+        let driver = build_driver(&run, "enc", entry.library.as_deref().unwrap_or_default())?;
+        sides.push(Side {
+            name: "ML-KEM-768 clean enc",
+            sel,
+            entry,
+            op: OpSpec::plain(Op::Enc),
+            driver_args: vec!["enc".into()],
+            iterations: args.iterations.unwrap_or(10_000),
+            driver,
+            run: &run,
         });
-        j.rng = Some(BenchRng::Counter);
-        let (out, _) = run_child(
-            &run,
-            &settings,
-            &format!("bench-{round}"),
-            &Request::Trial(j),
-            600.0,
-        )?;
-        let t = out
-            .trials
-            .first()
-            .with_context(|| format!("harness trial failed: {:?}", out.error))?;
-        harness.push(t.cycles as f64 / t.measurements as f64);
-        harness_cv.push(t.seconds / t.measurements as f64);
-        let o = Command::new(&driver)
-            .args([
-                args.iterations.to_string(),
-                warmups.to_string(),
-                cpu.to_string(),
-            ])
-            .output()?;
-        if !o.status.success() {
-            bail!("the C loop failed: {}", String::from_utf8_lossy(&o.stderr));
-        }
-        let text = String::from_utf8_lossy(&o.stdout);
-        let ticks: f64 = text
-            .split_whitespace()
-            .nth(1)
-            .and_then(|v| v.parse().ok())
-            .context("C loop output")?;
-        minimal.push(ticks / args.iterations as f64);
-        println!(
-            "round {round}: harness {:.0} ticks/op, C loop {:.0} ticks/op",
-            harness[round], minimal[round]
-        );
     }
-    let (h, c) = (
-        stats::median(&harness).unwrap_or(0.0),
-        stats::median(&minimal).unwrap_or(f64::NAN),
+    if args.op != OverheadOp::Enc {
+        let (sel, entry) = selected(&run, std::slice::from_ref(&iccs), HASH)?;
+        let driver = build_driver(&run, "hash", entry.library.as_deref().unwrap_or_default())?;
+        let digest_bits = sel.inst.digest_bits.unwrap_or(256);
+        sides.push(Side {
+            name: "SM3-256 sample hash, 32 bytes",
+            sel,
+            entry,
+            op: OpSpec {
+                op: Op::Hash,
+                input_bytes: HASH_BYTES,
+            },
+            driver_args: vec![
+                "hash".into(),
+                HASH_BYTES.to_string(),
+                digest_bits.to_string(),
+            ],
+            iterations: args.iterations.unwrap_or(500_000),
+            driver,
+            run: &run,
+        });
+    }
+    let counter = if cfg!(target_arch = "aarch64") {
+        CounterKind::Cntvct
+    } else {
+        CounterKind::Tsc
+    };
+    let mut table = String::from(
+        "| operation | rounds | calls/round | harness median ticks/call | C loop median ticks/call | ratio mean | 95 % interval | ratio of medians |\n|---|---|---|---|---|---|---|---|\n",
     );
-    let (sh, sc) = (stats::spread(&harness), stats::spread(&minimal));
+    for side in &sides {
+        let (mut harness, mut minimal) = (Vec::new(), Vec::new());
+        for round in 0..args.rounds {
+            // ABAB… alternating which side goes first, so a drift hits both alike.
+            let (h, c) = if round % 2 == 0 {
+                let h = harness_round(side, &settings, counter.clone(), round)?;
+                (h, c_round(side, cpu)?)
+            } else {
+                let c = c_round(side, cpu)?;
+                (harness_round(side, &settings, counter.clone(), round)?, c)
+            };
+            harness.push(h);
+            minimal.push(c);
+            println!(
+                "{} round {round}: harness {h:.1} ticks/call, C loop {c:.1} ticks/call, ratio {:.4}",
+                side.name,
+                h / c
+            );
+        }
+        let r = ratio_summary(&harness, &minimal);
+        table.push_str(&format!(
+            "| {} | {} | {} | {:.1} | {:.1} | {:.4} | {:.4}-{:.4} | {:.4} |\n",
+            side.name,
+            r.rounds,
+            side.iterations,
+            stats::median(&harness).unwrap_or(0.0),
+            stats::median(&minimal).unwrap_or(0.0),
+            r.mean,
+            r.ci95_low,
+            r.ci95_high,
+            r.of_medians
+        ));
+    }
     println!(
-        "counter: {} (forced on both sides); {} rounds × {} enc; RNG: counter pattern on both sides",
-        if cfg!(target_arch = "aarch64") {
-            CounterKind::Cntvct
-        } else {
-            CounterKind::Tsc
-        },
-        args.rounds,
-        args.iterations
+        "\ncounter: {counter} (forced on both sides); both sides pinned to CPU {cpu}, {WARMUPS} warm-ups, \
+         the same library; rounds interleaved (alternating order); interval: Student t over the \
+         per-round ratios (targets: within 0.99-1.01 for enc, 0.98-1.02 for the 32-byte hash)\n"
     );
-    println!(
-        "harness median {h:.0} ticks/op (CV {:.2} %), C loop median {c:.0} ticks/op (CV {:.2} %)",
-        sh.cv * 100.0,
-        sc.cv * 100.0
-    );
-    println!(
-        "ratio harness / C loop = {:.4} of medians, {:.4} of minima (target <= 1.01)",
-        h / c,
-        sh.min / sc.min
-    );
+    print!("{table}");
     Ok(ExitCode::SUCCESS)
 }
 
-fn build_driver(run: &RunDir, library: &str) -> Result<PathBuf> {
-    let dir = run.scratch("bench-driver")?;
+/// The selected instance `(cand, label)` and its build entry (built and KAT-passed).
+fn selected(
+    run: &RunDir,
+    dirs: &[PathBuf],
+    (cand_id, label): (&str, &str),
+) -> Result<(Selected, crate::dataset::schema::BuildEntry)> {
+    let entry = run
+        .load_build()?
+        .entry(&format!("{cand_id}/{label}"))
+        .with_context(|| format!("{cand_id}/{label} was not built"))?;
+    if entry.kat != KatStatus::Pass {
+        bail!("{cand_id}/{label} did not pass its KAT ({})", entry.kat);
+    }
+    let mut all = Vec::new();
+    for d in dirs {
+        all.extend(crate::candidate::discover::load_all(d)?);
+    }
+    let cand = all
+        .into_iter()
+        .find(|c| c.id == cand_id)
+        .with_context(|| format!("no {cand_id} manifest"))?;
+    let inst = cand
+        .instances
+        .iter()
+        .find(|i| i.label == label)
+        .with_context(|| format!("no {label} instance"))?
+        .clone();
+    Ok((Selected { cand, inst }, entry))
+}
+
+/// One harness trial process (jailed, as in a campaign): ticks per call.
+fn harness_round(
+    side: &Side,
+    settings: &Settings,
+    counter: CounterKind,
+    round: usize,
+) -> Result<f64> {
+    let target = Target {
+        sel: &side.sel,
+        entry: &side.entry,
+        op: &side.op,
+    };
+    if !side
+        .run
+        .setup_dir(target.cand(), target.label(), &target.key())
+        .is_dir()
+    {
+        bail!(
+            "the {} setup is missing; delete {} and retry",
+            target.key(),
+            side.run.root.display()
+        );
+    }
+    let mut j = job(side.run, settings, &target);
+    j.iterations = side.iterations;
+    j.warmups = WARMUPS;
+    j.counter = Some(counter);
+    j.rng = Some(BenchRng::Counter);
+    let (out, _) = run_child(
+        side.run,
+        settings,
+        &format!("bench-{}-{round}", target.key()),
+        &Request::Trial(j),
+        600.0,
+    )?;
+    let t = out
+        .trials
+        .first()
+        .with_context(|| format!("harness trial failed: {:?}", out.error))?;
+    Ok(t.cycles as f64 / t.measurements as f64)
+}
+
+/// One C loop process: ticks per call.
+fn c_round(side: &Side, cpu: u32) -> Result<f64> {
+    let o = Command::new(&side.driver)
+        .args(&side.driver_args)
+        .args([
+            side.iterations.to_string(),
+            WARMUPS.to_string(),
+            cpu.to_string(),
+        ])
+        .output()?;
+    if !o.status.success() {
+        bail!("the C loop failed: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    let text = String::from_utf8_lossy(&o.stdout);
+    let ticks: f64 = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .context("C loop output")?;
+    Ok(ticks / side.iterations as f64)
+}
+
+fn build_driver(run: &RunDir, what: &str, library: &str) -> Result<PathBuf> {
+    let dir = run.scratch(&format!("bench-driver-{what}"))?;
     let src = dir.join("overhead.c");
     crate::util::atomic_write(&src, crate::csrc::BENCH_OVERHEAD_C.as_bytes())?;
     let lib = run.path(library);
@@ -273,6 +404,9 @@ fn build_driver(run: &RunDir, library: &str) -> Result<PathBuf> {
             .args(["-O2", "-o"])
             .arg(&exe)
             .arg(&src)
+            // Every reference to the library is weak (one driver for KEMs and hashes): keep
+            // it needed anyway.
+            .arg("-Wl,--no-as-needed")
             .arg(&lib)
             .arg(format!("-Wl,-rpath,{}", libdir.display())),
     )?;
