@@ -252,3 +252,133 @@ pub fn run(args: PlanArgs) -> Result<ExitCode> {
     print!("{}", render(&rows));
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::schema::{Observed, Plan, Trial};
+    use crate::util::write_json;
+
+    fn trial(calls: u64, seconds: f64) -> Trial {
+        Trial {
+            measurements: calls,
+            seconds,
+            ..Trial::default()
+        }
+    }
+
+    fn process(wall: f64, trials: Vec<Trial>) -> Process {
+        Process {
+            trials,
+            // The orchestrator's clock wins over the process's own figure.
+            wall_s: 99.0,
+            observed: Some(Observed {
+                wall_s: wall,
+                ..Observed::default()
+            }),
+            ..Process::default()
+        }
+    }
+
+    fn record() -> Record {
+        Record {
+            plan: Plan {
+                iterations_per_trial: 1000,
+                trials: 2,
+                ..Plan::default()
+            },
+            processes: vec![
+                process(0.22, vec![trial(1000, 0.2)]),
+                process(0.25, vec![trial(1000, 0.24)]),
+            ],
+            ..Record::default()
+        }
+    }
+
+    fn calibration(t1: f64) -> Calibration {
+        Calibration {
+            t1_s: t1,
+            overhead_s: 0.005,
+            dry_fixed_s: vec![0.02, 0.01, 0.03],
+            ..Calibration::default()
+        }
+    }
+
+    #[test]
+    fn a_row_recomputes_from_its_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::read_only(dir.path()).unwrap();
+        write_json(&run.record_path("c", "L-1", "enc"), &record()).unwrap();
+        write_json(&run.calibration_path("c", "L-1", "enc"), &calibration(2e-4)).unwrap();
+        // A record without a calibration is left out.
+        write_json(&run.record_path("c", "L-2", "enc"), &record()).unwrap();
+        let rows = rows(&run).unwrap();
+        assert_eq!(rows.len(), 1);
+        let r = &rows[0];
+        assert_eq!(r.name, "c/L-1 enc");
+        // 0.44 s over 2000 calls = 220 µs; planned 200 µs.
+        assert!((r.actual_s - 2.2e-4).abs() < 1e-15);
+        assert!((r.ratio - 2e-4 / 2.2e-4).abs() < 1e-12);
+        assert_eq!((r.iterations, r.trials, r.processes), (1000, 2, 1 + 1));
+        // Fixed: 0.02 and 0.01 s; planned: the median dry trial (0.02 s > overhead 0.005 s).
+        assert!((r.fixed_median_s - 0.015).abs() < 1e-12);
+        assert!((r.fixed_max_s - 0.02).abs() < 1e-12);
+        assert_eq!(r.planned_fixed_s, 0.02);
+        assert!((r.share_min - 0.2 / 0.22).abs() < 1e-12);
+        assert!((r.share_median - (0.2 / 0.22 + 0.24 / 0.25) / 2.0).abs() < 1e-12);
+        let text = render(&rows);
+        let table: Vec<&str> = text.lines().filter(|l| l.starts_with('|')).collect();
+        assert_eq!(table.len(), 3, "header, rule, one row");
+        let cells: Vec<&str> = table[2].split('|').map(str::trim).collect();
+        assert_eq!(cells[1], "c/L-1 enc");
+        assert_eq!(cells[4], format!("{:.3}", r.ratio));
+        assert_eq!(cells[10], "90.9 %");
+        assert!(text.contains("1 records. planned/actual: min 0.909"));
+        assert!(text.contains("0.0 % within 0.8-1.25; 0 outside 0.67-1.5"));
+    }
+
+    #[test]
+    fn the_summary_counts_the_bands() {
+        let row = |ratio: f64, share: f64| PlanRow {
+            name: String::new(),
+            planned_s: ratio,
+            actual_s: 1.0,
+            ratio,
+            iterations: 1,
+            trials: 1,
+            processes: 1,
+            planned_fixed_s: 0.0,
+            fixed_median_s: 0.01,
+            fixed_max_s: 0.02,
+            share_min: share,
+            share_median: share,
+            cv: 0.0,
+        };
+        let rows = [
+            row(1.0, 0.97),
+            row(0.8, 0.99),
+            row(1.26, 0.95),
+            row(0.6, 0.90),
+        ];
+        let s = summary(&rows);
+        assert_eq!(s.records, 4);
+        assert_eq!(s.within_good, 0.5);
+        assert_eq!(s.outside_hard, 1);
+        assert_eq!((s.ratio_min, s.ratio_max), (0.6, 1.26));
+        assert_eq!(s.ratio_median, 0.9);
+        assert_eq!(s.below_share, 1);
+        assert_eq!(s.share_min, 0.90);
+    }
+
+    #[test]
+    fn overhead_ratio_interval() {
+        let r = super::super::ratio_summary(&[102.0, 98.0, 100.0], &[100.0, 100.0, 100.0]);
+        assert_eq!(r.rounds, 3);
+        assert!((r.mean - 1.0).abs() < 1e-12);
+        // sd 0.02, t(2) = 4.303: half width 4.303 · 0.02 / √3.
+        let half = stats::t_quantile_975(2) * 0.02 / 3f64.sqrt();
+        assert!((r.ci95_high - 1.0 - half).abs() < 1e-9, "{r:?}");
+        assert!((1.0 - r.ci95_low - half).abs() < 1e-9);
+        assert_eq!(r.of_medians, 1.0);
+    }
+}
