@@ -543,6 +543,35 @@ pub struct Campaign {
     /// Written by `merge`: the run directories (or datasets) this dataset was merged from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<MergedPart>,
+    /// The run-level noise figure (`measure::noise`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<NoiseCheck>,
+}
+
+/// A fixed reference loop timed at points of the measure phase, and its spread.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct NoiseCheck {
+    pub work: String,
+    pub samples: Vec<NoiseSample>,
+    /// (max − min) / min of the samples' seconds.
+    pub spread: f64,
+    /// Sample coefficient of variation of the samples' seconds.
+    pub cv: f64,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct NoiseSample {
+    pub at: NoisePoint,
+    pub seconds: f64,
+}
+
+/// Where in the measure phase a noise sample was taken.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub enum NoisePoint {
+    Start,
+    Middle,
+    End,
 }
 
 /// One input of `merge`: which shards it measured, on which hosts, and when.

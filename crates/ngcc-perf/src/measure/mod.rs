@@ -3,6 +3,7 @@
 pub mod calibration;
 pub mod counter;
 pub mod host;
+pub mod noise;
 pub mod plan;
 pub mod stats;
 pub mod timing;

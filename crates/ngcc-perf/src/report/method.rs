@@ -350,6 +350,19 @@ pub fn render(v: &View) -> Result<Doc> {
         .into(),
         None => "Each operation is calibrated with one call, then measured in several trials of a fixed number of calls; campaign.json records no planning values.".into(),
     });
+    // Ours only (reference datasets have no noise check, so their page is unchanged).
+    if let Some(n) = &c.noise {
+        bullets.push(
+            format!(
+                "Host noise: a fixed reference loop ({}) was timed {} times on the benchmark CPU at the start, middle and end of the measure phase; its times spread by {} (max − min over min), CV {}.",
+                n.work,
+                n.samples.len(),
+                format::noise_percent(n.spread),
+                format::noise_percent(n.cv)
+            )
+            .into(),
+        );
+    }
     // Ours only (reference datasets have no share rule, so their page is unchanged).
     if let Some(share) = c.planning.as_ref().and_then(|p| p.min_timed_share) {
         bullets.push(
