@@ -26,14 +26,6 @@ pub struct DemoArgs {
     pub system: String,
 }
 
-/// The ICCS sample candidates shipped with the repository, when running from a checkout.
-fn iccs_samples() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/iccs");
-    dir.is_dir()
-        .then(|| std::path::absolute(dir).ok())
-        .flatten()
-}
-
 pub fn run(args: DemoArgs) -> Result<ExitCode> {
     let t0 = std::time::Instant::now();
     let out = std::path::absolute(&args.out)?;
@@ -52,7 +44,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         vec!["ml-kem".into()],
     ))?;
     let mut dirs = vec![cands];
-    match iccs_samples() {
+    match crate::samples::iccs_samples() {
         Some(d) => dirs.push(d),
         None => println!("demo: no samples/iccs folder here; measuring PQClean ML-KEM only"),
     }

@@ -10,6 +10,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::sync::OnceLock;
 
+/// The ICCS sample candidates shipped with the repository, when running from a checkout.
+pub fn iccs_samples() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/iccs");
+    dir.is_dir()
+        .then(|| std::path::absolute(dir).ok())
+        .flatten()
+}
+
 const PQCLEAN_CRATE: &str = "pqcrypto-mlkem";
 const MANIFEST: &str = include_str!("../../../samples/pqclean/Cargo.toml");
 const LOCKFILE: &str = include_str!("../../../samples/pqclean/Cargo.lock");

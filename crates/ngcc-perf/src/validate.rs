@@ -108,6 +108,7 @@ pub fn validate(dataset: &Path, catalog: &Path, pages: Option<&Path>) -> Result<
         check_profile(p, &mut out.problems);
     }
     out.baseline_line = check_baseline(&ds, &mut out.problems);
+    check_noise(&ds, &mut out.problems);
     if let Some(pages_dir) = pages {
         match (&catalogs, load_problems.is_empty()) {
             (Some(cat), true) => check_pages(&ds, cat, pages_dir, &mut out),
@@ -118,6 +119,28 @@ pub fn validate(dataset: &Path, catalog: &Path, pages: Option<&Path>) -> Result<
         }
     }
     Ok(out)
+}
+
+/// The run-level noise figure recomputes from its samples.
+fn check_noise(ds: &Dataset, problems: &mut Vec<String>) {
+    let Some(n) = &ds.campaign.noise else {
+        return;
+    };
+    if n.samples
+        .iter()
+        .any(|s| s.seconds.is_nan() || s.seconds <= 0.0)
+    {
+        problems
+            .push("campaign.json: noise: a reference-loop sample is not a positive time".into());
+    }
+    let (spread, cv) = crate::measure::noise::figure(&n.samples);
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1e-12);
+    if !close(spread, n.spread) || !close(cv, n.cv) {
+        problems.push(format!(
+            "campaign.json: noise: spread {} / CV {} do not recompute from the samples ({spread} / {cv})",
+            n.spread, n.cv
+        ));
+    }
 }
 
 fn check_system(ds: &Dataset, cat: &Catalogs, problems: &mut Vec<String>) {

@@ -5,15 +5,14 @@ use super::library::Lib;
 use super::memory;
 use super::ops::{Runner, seed_library};
 use super::protocol::{OpJob, OpOutput};
-use crate::dataset::schema::Trial;
+use crate::dataset::schema::{CalibrationBatch, Trial};
 use crate::dataset::schema::{Op, ProcessStatus, TimingScope};
+use crate::measure::calibration as cal;
 use crate::measure::counter::{Counter, monotonic_raw_ns, overhead};
 
 /// Folder (in the working directory, the jail's scratch) where a trial leaves its buffers
 /// after the last timed iteration, in the setup layout: the outputs the parent can verify.
 pub const LAST_OUTPUTS: &str = "last";
-/// Calls of a calibration: warm single calls until this many seconds (at least 3 calls).
-const CALIBRATION_S: f64 = 0.25;
 /// Above this, one cold call is the calibration (a warm repeat would cost too much).
 const SLOW_CALL_S: f64 = 5.0;
 
@@ -102,19 +101,17 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
     }
     out.counter_overhead_ticks = overhead(&mut counter).1;
     let baseline = memory::rss_bytes();
-    // The cold first call, then warm single calls (the reference times only the cold one).
-    let time_one = |runner: &mut Runner, counter: &mut Counter| -> Result<(f64, u64), String> {
-        if runner.timing_scope() == TimingScope::PerCallStep {
-            let (ns, ticks) = runner.call_step(counter)?;
-            return Ok((ns as f64 / 1e9, ticks));
-        }
-        counter.start();
-        let t0 = monotonic_raw_ns();
-        runner.call()?;
-        let t1 = monotonic_raw_ns();
-        Ok(((t1 - t0) as f64 / 1e9, counter.stop()))
-    };
-    match time_one(&mut runner, &mut counter) {
+    // The cold first call (the reference's calibration), the trial's warm-up, then batches
+    // of back-to-back calls (measure::calibration); every batch is kept as evidence.
+    let per_step = runner.timing_scope() == TimingScope::PerCallStep;
+    let time_batch =
+        |runner: &mut Runner, counter: &mut Counter, k: u64| -> Result<(f64, u64), String> {
+            if per_step {
+                return step_trial(runner, counter, k);
+            }
+            loop_trial(runner, counter, k)
+        };
+    match time_batch(&mut runner, &mut counter, 1) {
         Ok((s, c)) => {
             out.cold_s = s;
             out.cold_ticks = c;
@@ -125,14 +122,33 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
             return out;
         }
     }
-    let mut warm: Vec<(f64, u64)> = Vec::new();
+    if out.cold_s < cal::WARMUP_BELOW_S {
+        for _ in 0..cal::WARMUP_CALLS {
+            if let Err(e) = time_batch(&mut runner, &mut counter, 1) {
+                out.status = ProcessStatus::Failed;
+                out.error = Some(format!("warm-up operation failed: {e}"));
+                return out;
+            }
+            out.warmup_calls += 1;
+        }
+    }
+    // KEX steps are timed one step at a time (as their trials are): batches of one.
+    let min_s = if per_step { 0.0 } else { cal::BATCH_MIN_S };
     if out.cold_s < SLOW_CALL_S {
+        let mut k = 1;
         let t0 = monotonic_raw_ns();
-        while warm.len() < 3
-            || ((monotonic_raw_ns() - t0) as f64 / 1e9 < CALIBRATION_S && warm.len() < 51)
-        {
-            match time_one(&mut runner, &mut counter) {
-                Ok(v) => warm.push(v),
+        while !cal::enough(&out.batches, min_s, (monotonic_raw_ns() - t0) as f64 / 1e9) {
+            match time_batch(&mut runner, &mut counter, k) {
+                Ok((seconds, ticks)) => {
+                    out.batches.push(CalibrationBatch {
+                        calls: k,
+                        seconds,
+                        ticks,
+                    });
+                    if !per_step {
+                        k = cal::next_batch_calls(k, seconds);
+                    }
+                }
                 Err(e) => {
                     out.status = ProcessStatus::Failed;
                     out.error = Some(format!("warm-up operation failed: {e}"));
@@ -141,12 +157,8 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
             }
         }
     }
-    out.warm_calls = warm.len() as u64;
-    warm.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (t1, ticks) = warm
-        .get(warm.len() / 2)
-        .copied()
-        .unwrap_or((out.cold_s, out.cold_ticks));
+    out.warm_calls = out.batches.iter().map(|b| b.calls).sum();
+    let (t1, ticks) = cal::estimate(&out.batches, min_s).unwrap_or((out.cold_s, out.cold_ticks));
     out.t1_s = t1;
     out.t1_ticks = ticks;
     // The cold call as a trial, so a single-call plan can reuse it as the measurement.

@@ -265,7 +265,7 @@ pub struct OpOutput {
     /// time is exec, runtime start-up and exit).
     #[serde(default)]
     pub end_s: f64,
-    /// Calibration: median seconds (and ticks) of warm single calls; the cold first call.
+    /// Calibration: per-call seconds (and ticks) of the median warm batch; the cold first call.
     #[serde(default)]
     pub t1_s: f64,
     #[serde(default)]
@@ -276,6 +276,11 @@ pub struct OpOutput {
     pub cold_ticks: u64,
     #[serde(default)]
     pub warm_calls: u64,
+    #[serde(default)]
+    pub warmup_calls: u64,
+    /// Calibration: every timed warm batch.
+    #[serde(default)]
+    pub batches: Vec<crate::dataset::schema::CalibrationBatch>,
     #[serde(default)]
     pub stack_peak_bytes: Option<u64>,
     #[serde(default)]

@@ -662,6 +662,8 @@ fn merge_campaign(
         environment_at_end: latest.and_then(|i| i.campaign.environment_at_end.clone()),
         tool: first_some(&|c| c.tool.is_some()).tool,
         counter: first_some(&|c| c.counter.is_some()).counter,
+        // The first shard's noise check (each shard ran its own on its own CPU).
+        noise: first_some(&|c| c.noise.is_some()).noise,
         ..Campaign::default()
     };
     let mut checks: Vec<HostCheck> = Vec::new();

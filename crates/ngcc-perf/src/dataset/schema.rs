@@ -543,6 +543,35 @@ pub struct Campaign {
     /// Written by `merge`: the run directories (or datasets) this dataset was merged from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<MergedPart>,
+    /// The run-level noise figure (`measure::noise`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<NoiseCheck>,
+}
+
+/// A fixed reference loop timed at points of the measure phase, and its spread.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct NoiseCheck {
+    pub work: String,
+    pub samples: Vec<NoiseSample>,
+    /// (max − min) / min of the samples' seconds.
+    pub spread: f64,
+    /// Sample coefficient of variation of the samples' seconds.
+    pub cv: f64,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct NoiseSample {
+    pub at: NoisePoint,
+    pub seconds: f64,
+}
+
+/// Where in the measure phase a noise sample was taken.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub enum NoisePoint {
+    Start,
+    Middle,
+    End,
 }
 
 /// One input of `merge`: which shards it measured, on which hosts, and when.
@@ -592,6 +621,10 @@ pub struct Planning {
     pub max_iters_per_trial: u64,
     pub op_budget_s: f64,
     pub separate_process_setup_s: f64,
+    /// Ours: each trial process is planned so its timed work is at least this share of its
+    /// wall time, given the fixed cost measured at calibration (absent: the reference rule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_timed_share: Option<f64>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1012,7 +1045,7 @@ pub struct Calibration {
     pub status: ProcessStatus,
     #[serde(default)]
     pub error: Option<String>,
-    /// Median seconds (and counter ticks) of warm single calls: what planning uses.
+    /// Per-call seconds (and counter ticks) of the median warm batch: what planning uses.
     pub t1_s: f64,
     pub t1_ticks: u64,
     /// The cold first call (the reference's calibration).
@@ -1041,6 +1074,38 @@ pub struct Calibration {
     pub sandbox: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed: Option<Observed>,
+    /// Untimed calls between the cold call and the first batch (as a trial warms up).
+    #[serde(default)]
+    pub warmup_calls: u64,
+    /// Every timed warm batch, in order: the evidence `t1_s` was taken from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub batches: Vec<CalibrationBatch>,
+    /// Fixed cost of a trial process measured with dry trials (one call each): process wall
+    /// time (the orchestrator's clock) minus the timed window, one value per dry trial.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dry_fixed_s: Vec<f64>,
+}
+
+impl Calibration {
+    /// The fixed cost a trial process pays besides its calls, for planning: the median dry
+    /// trial, or the estimate from the calibration process when it is larger or alone.
+    pub fn trial_fixed_s(&self) -> f64 {
+        let mut v = self.dry_fixed_s.clone();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len().saturating_sub(1) / 2)
+            .copied()
+            .unwrap_or(0.0)
+            .max(self.overhead_s)
+    }
+}
+
+/// One timed batch of a calibration: `calls` back-to-back calls between one pair of clock
+/// reads (no clock inside, like a trial loop).
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct CalibrationBatch {
+    pub calls: u64,
+    pub seconds: f64,
+    pub ticks: u64,
 }
 
 #[cfg(test)]

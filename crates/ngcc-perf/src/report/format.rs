@@ -81,6 +81,11 @@ pub fn pct(x: Option<f64>) -> String {
     }
 }
 
+/// Noise figures (spread, CV): two decimals of a percent.
+pub fn noise_percent(x: f64) -> String {
+    format!("{:.2} %", 100.0 * x)
+}
+
 pub fn ops_per_second(v: f64) -> String {
     g3(v)
 }

@@ -350,6 +350,29 @@ pub fn render(v: &View) -> Result<Doc> {
         .into(),
         None => "Each operation is calibrated with one call, then measured in several trials of a fixed number of calls; campaign.json records no planning values.".into(),
     });
+    // Ours only (reference datasets have no noise check, so their page is unchanged).
+    if let Some(n) = &c.noise {
+        bullets.push(
+            format!(
+                "Host noise: a fixed reference loop ({}) was timed {} times on the benchmark CPU at the start, middle and end of the measure phase; its times spread by {} (max − min over min), CV {}.",
+                n.work,
+                n.samples.len(),
+                format::noise_percent(n.spread),
+                format::noise_percent(n.cv)
+            )
+            .into(),
+        );
+    }
+    // Ours only (reference datasets have no share rule, so their page is unchanged).
+    if let Some(share) = c.planning.as_ref().and_then(|p| p.min_timed_share) {
+        bullets.push(
+            format!(
+                "Calibration times batches of back-to-back calls of at least 2 ms after the trial's warm-up and plans with the median batch; dry trial processes measure the fixed cost of a trial process (start, jail, library load, setup), and each trial is made long enough that its timed work is at least {:.0} % of its process's wall time.",
+                share * 100.0
+            )
+            .into(),
+        );
+    }
     bullets.push("Reported cycles are the arithmetic mean over all timed calls (the guide's metric); the median of the trial means is also recorded as a robustness check.".into());
     bullets.push(
         Inline::new()

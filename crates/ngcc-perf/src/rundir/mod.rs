@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 pub struct RunDir {
     pub root: PathBuf,
-    _lock: File,
+    /// `None` for a read-only view (reports over a run, possibly one still running).
+    _lock: Option<File>,
 }
 
 impl RunDir {
@@ -43,7 +44,21 @@ impl RunDir {
             eprintln!("run: removed {stale} temporary file(s) left by an interrupted campaign");
         }
         crate::journal::open(&root)?;
-        Ok(RunDir { root, _lock: lock })
+        Ok(RunDir {
+            root,
+            _lock: Some(lock),
+        })
+    }
+
+    /// An existing run directory, read without its lock (a campaign may be writing it).
+    pub fn read_only(root: &Path) -> Result<RunDir> {
+        if !root.is_dir() {
+            bail!("{}: no such run directory", root.display());
+        }
+        Ok(RunDir {
+            root: std::path::absolute(root)?,
+            _lock: None,
+        })
     }
 
     pub fn path(&self, rel: &str) -> PathBuf {

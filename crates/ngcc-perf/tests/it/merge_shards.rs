@@ -182,6 +182,7 @@ fn planning(trial_target_s: f64) -> Planning {
         max_iters_per_trial: 20000,
         op_budget_s: 5.0,
         separate_process_setup_s: 60.0,
+        min_timed_share: None,
     }
 }
 

@@ -12,6 +12,11 @@ use anyhow::Result;
 
 /// Calibration of one op may take at most this long before it is killed.
 const CALIBRATION_TIMEOUT_S: u64 = 6 * 3600;
+/// Operations faster than this get dry trials (slower ones have plans whose trials dwarf
+/// any process cost, and a dry call would cost as much as it tells).
+const DRY_BELOW_S: f64 = 0.01;
+const DRY_TRIALS: usize = 3;
+const DRY_TIMEOUT_S: f64 = 600.0;
 /// Most bytes a calibration's saved setup, or a trial's last outputs, may take.
 pub const SETUP_CAP: u64 = 4 << 30;
 
@@ -39,7 +44,14 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
                 let cal = calibrate_one(ctx, &t)?;
                 write_json(&path, &cal)?;
                 let what = if cal.status == ProcessStatus::Complete {
-                    format!("{:.6} s warm ({:.6} s cold)", cal.t1_s, cal.cold_s)
+                    format!(
+                        "{:.6} s warm ({:.6} s cold, {} warm calls in {} batches; trial fixed cost {:.1} ms)",
+                        cal.t1_s,
+                        cal.cold_s,
+                        cal.warm_calls,
+                        cal.batches.len(),
+                        cal.trial_fixed_s() * 1e3
+                    )
                 } else {
                     format!("{}: {}", cal.status, cal.error.clone().unwrap_or_default())
                 };
@@ -73,6 +85,11 @@ fn calibrate_one(ctx: &MeasureCtx, t: &Target) -> Result<Calibration> {
     if out.status == ProcessStatus::Complete {
         ingest::copy_out(&scratch.join("setup"), &dir, SETUP_CAP)?;
     }
+    let dry_fixed_s = if out.status == ProcessStatus::Complete && out.t1_s < DRY_BELOW_S {
+        dry_trials(ctx, t)?
+    } else {
+        Vec::new()
+    };
     Ok(Calibration {
         status: out.status.clone(),
         error: out.error.clone(),
@@ -95,5 +112,24 @@ fn calibrate_one(ctx: &MeasureCtx, t: &Target) -> Result<Calibration> {
         command: outcome.command.clone(),
         sandbox: out.sandbox,
         observed: Some(outcome.observed.clone()),
+        warmup_calls: out.warmup_calls,
+        batches: out.batches.clone(),
+        dry_fixed_s,
     })
+}
+
+/// Fixed cost of a trial process, measured: [`DRY_TRIALS`] trial processes of one call each
+/// (same job as a real trial: start, jail, dlopen, loading the saved setup, saving the last
+/// outputs, exit), each its wall time minus its timed window. Stops at the first failure.
+fn dry_trials(ctx: &MeasureCtx, t: &Target) -> Result<Vec<f64>> {
+    let mut fixed = Vec::new();
+    for k in 0..DRY_TRIALS {
+        let name = format!("{}-{k}", t.scratch_name("dry"));
+        let (out, outcome) = ctx.run_child(&name, &Request::Trial(ctx.job(t)), DRY_TIMEOUT_S)?;
+        let Some(trial) = out.trials.first() else {
+            break;
+        };
+        fixed.push((outcome.observed.wall_s - trial.loop_wall_s()).max(0.0));
+    }
+    Ok(fixed)
 }

@@ -70,7 +70,7 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
             };
             let iter_cost = (s.cand.kind == crate::candidate::Kind::Kex && op.op != Op::Exchange)
                 .then(|| exchange.as_ref().map_or(cal.t1_s, |x| x.t1_s));
-            let plan = plan::plan(&ctx.planning, cal.t1_s, cal.overhead_s, iter_cost);
+            let plan = plan::plan(&ctx.planning, cal.t1_s, cal.trial_fixed_s(), iter_cost);
             planned.push(Planned {
                 sel: s,
                 entry: e,
@@ -89,7 +89,14 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
     );
     let progress = Progress::new("measure", planned.len() as u64);
     let mut left = total_s;
-    for p in &planned {
+    if !planned.is_empty() {
+        noise_sample(ctx, NoisePoint::Start)?;
+    }
+    let middle = planned.len() / 2;
+    for (i, p) in planned.iter().enumerate() {
+        if i == middle && i > 0 {
+            noise_sample(ctx, NoisePoint::Middle)?;
+        }
         let t = p.target();
         let key = t.key();
         progress.working_on(&format!("{} {key}", p.sel.key()));
@@ -122,8 +129,25 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
             left.max(0.0) / 3600.0
         ));
     }
+    if !planned.is_empty() {
+        noise_sample(ctx, NoisePoint::End)?;
+    }
     progress.finish();
     Ok(())
+}
+
+/// Times the reference loop at `at` and saves it in campaign.json (appended on resume).
+fn noise_sample(ctx: &MeasureCtx, at: NoisePoint) -> Result<()> {
+    let mut c = ctx.run.load_campaign()?;
+    let check = c.noise.get_or_insert_with(NoiseCheck::default);
+    crate::measure::noise::sample(check, at, ctx.settings.cpu);
+    eprintln!(
+        "measure: noise check: reference loop spread {:.2} %, CV {:.2} % over {} samples",
+        check.spread * 100.0,
+        check.cv * 100.0,
+        check.samples.len()
+    );
+    ctx.run.save_campaign(&c)
 }
 
 fn measure_one(ctx: &MeasureCtx, planned: &Planned) -> Result<Record> {
