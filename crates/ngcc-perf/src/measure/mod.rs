@@ -1,7 +1,9 @@
-//! Counters, planning, statistics, host checks.
+//! Counters, planning, statistics (dudect's Welch tests too), host checks.
 
 pub mod counter;
+pub mod dudect;
 pub mod host;
+pub mod memcheck;
 pub mod plan;
 pub mod stats;
 pub mod timing;
