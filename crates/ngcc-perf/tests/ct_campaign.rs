@@ -105,6 +105,38 @@ fn the_ct_zoo_is_flagged_at_the_right_lines() {
     // Resumable: nothing left to do.
     let again = campaign_ok("ct", &zoo, &run, &args);
     assert!(again.contains("ct: 0 to do"), "{again}");
+    // Published and validated: every t recomputed; an edited t is named.
+    let data = dir.join("d");
+    let cat = dir.join("cat");
+    let d = data.to_str().unwrap();
+    run_ok(&[
+        "publish",
+        "--run",
+        run.to_str().unwrap(),
+        "--system",
+        "ct-test",
+        "--out",
+        d,
+    ]);
+    run_ok(&["catalog", d, "--out", cat.to_str().unwrap()]);
+    let ok = validate(&data, &cat, None);
+    assert!(ok.status.success(), "{}", text(&ok));
+    assert!(
+        text(&ok).contains("ct: 9 result(s), 918 dudect test(s) recomputed, 2 taint site(s)"),
+        "{}",
+        text(&ok)
+    );
+    let file = data.join("ct/zoo-ct/ct-branch__dec.json");
+    let mut r: CtResult = ngcc_perf::util::read_json(&file).unwrap();
+    r.dudect.as_mut().unwrap().tests[0].t += 1.0;
+    std::fs::write(&file, serde_json::to_vec_pretty(&r).unwrap()).unwrap();
+    let bad = validate(&data, &cat, None);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad).contains("ct/zoo-ct/ct-branch__dec.json: dudect test raw t"),
+        "{}",
+        text(&bad)
+    );
 }
 
 #[test]
