@@ -142,8 +142,19 @@ mod tests {
             ticks.push(1000 + (i * 13 % 50) + if c == 1 { 30 } else { 0 });
         }
         assert!(max_abs_t(&tests(&ticks, &classes)) > 10.0);
-        let same: Vec<u64> = (0..4000u64).map(|i| 1000 + (i * 13 % 50)).collect();
-        let alt: Vec<u8> = (0..4000u64).map(|i| (i % 2) as u8).collect();
+        // Timings and classes from two independent generators: no relation to find.
+        let lcg = |seed: u64| {
+            let mut x = seed;
+            move || {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                x >> 33
+            }
+        };
+        let (mut a, mut b) = (lcg(1), lcg(99));
+        let same: Vec<u64> = (0..4000).map(|_| 1000 + a() % 50).collect();
+        let alt: Vec<u8> = (0..4000).map(|_| (b() & 1) as u8).collect();
         assert!(max_abs_t(&tests(&same, &alt)) < 4.5);
         let bytes: Vec<u8> = same
             .iter()
