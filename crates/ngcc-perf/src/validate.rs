@@ -579,7 +579,6 @@ fn check_baseline(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
 /// Every dudect t recomputed from its classes' stored statistics, max |t| and the verdict
 /// from the tests, and each taint site's kind and place well-formed.
 fn check_ct(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
-    use crate::dataset::schema::CtVerdict;
     use crate::measure::dudect;
     if ds.ct.is_empty() {
         return None;
@@ -637,12 +636,11 @@ fn check_ct(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
                 d.max_abs_t
             ));
         }
-        if d.verdict != CtVerdict::of(d.max_abs_t) {
+        let verdict = dudect::verdict(&d.tests);
+        if d.verdict != verdict {
             problems.push(format!(
-                "{path}: verdict {} but max |t| {} gives {}",
-                d.verdict,
-                d.max_abs_t,
-                CtVerdict::of(d.max_abs_t)
+                "{path}: verdict {} but its tests give {verdict}",
+                d.verdict
             ));
         }
         if let Some(raw) = d.tests.first()

@@ -373,12 +373,11 @@ fn dudect(
             return Err(e);
         }
         i += 1;
-        if i <= DUDECT_WARMUPS {
-            continue;
+        if i > DUDECT_WARMUPS {
+            ticks.push(t);
+            classes.push(class);
         }
-        ticks.push(t);
-        classes.push(class);
-        // Checked after every call: slow operations (a signature of a second) must stop too.
+        // Checked after every call, warm-ups included: slow operations must stop too.
         if monotonic_raw_ns() > deadline {
             break;
         }

@@ -1039,6 +1039,8 @@ wire_enum! {
         Suspicious = "suspicious",
         /// max |t| above [`CT_T_LEAK`].
         Leak = "leak",
+        /// No test had [`CT_MIN_CLASS_N`] timings in both classes (the budget ended first).
+        TooFewTimings = "too_few_timings",
     }
 }
 

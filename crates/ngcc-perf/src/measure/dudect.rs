@@ -104,6 +104,18 @@ pub fn max_abs_t(tests: &[CtTest]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// The verdict: too few timings when no test counts, else by max |t|.
+pub fn verdict(tests: &[CtTest]) -> crate::dataset::schema::CtVerdict {
+    use crate::dataset::schema::CtVerdict;
+    if !tests
+        .iter()
+        .any(|t| t.fixed.n >= CT_MIN_CLASS_N && t.random.n >= CT_MIN_CLASS_N)
+    {
+        return CtVerdict::TooFewTimings;
+    }
+    CtVerdict::of(max_abs_t(tests))
+}
+
 /// Parses a dudect timings file: n little-endian u64 ticks, then n class bytes.
 pub fn parse_timings(bytes: &[u8]) -> Option<(Vec<u64>, Vec<u8>)> {
     if !bytes.len().is_multiple_of(9) {

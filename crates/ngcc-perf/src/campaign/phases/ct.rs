@@ -22,7 +22,7 @@ use crate::child::protocol::{
     valgrind_program,
 };
 use crate::dataset::schema::{
-    BuildEntry, CtDudect, CtResult, CtTaint, CtVerdict, KatStatus, Op, ProcessStatus,
+    BuildEntry, CtDudect, CtResult, CtTaint, KatStatus, Op, ProcessStatus,
 };
 use crate::measure::{dudect, memcheck};
 use crate::rundir::RunDir;
@@ -407,7 +407,7 @@ fn dudect_one(
     d.measurements = ticks.len() as u64;
     d.tests = dudect::tests(&ticks, &classes);
     d.max_abs_t = dudect::max_abs_t(&d.tests);
-    d.verdict = CtVerdict::of(d.max_abs_t);
+    d.verdict = dudect::verdict(&d.tests);
     Ok(d)
 }
 
