@@ -1,5 +1,6 @@
 //! Compiles the embedded ICCS helpers (csrc/iccs) into a static library so the binary can
-//! check them in-process against the Rust model.
+//! check them in-process against the Rust model, and the memcheck client requests of the ct
+//! phase (csrc/ct) into another.
 
 fn main() {
     let dir = "csrc/iccs";
@@ -22,4 +23,17 @@ fn main() {
         .flag("-std=c99")
         .opt_level(2)
         .compile("ngcc_iccs_helpers");
+    // memcheck client requests (ct phase): the system's valgrind headers when present.
+    println!("cargo:rerun-if-changed=csrc/ct/ct_client.c");
+    let mut ct = cc::Build::new();
+    ct.file("csrc/ct/ct_client.c").flag("-std=c99").opt_level(2);
+    let header = std::path::Path::new("/usr/include/valgrind/memcheck.h");
+    if header.is_file() {
+        ct.define("NGCC_HAVE_MEMCHECK", None);
+    } else {
+        println!(
+            "cargo:warning=valgrind/memcheck.h not found: the ct taint job will refuse to run"
+        );
+    }
+    ct.compile("ngcc_ct_client");
 }

@@ -115,6 +115,9 @@ fn campaign_lines(args: &SlurmArgs, camp: &Path) -> Result<(Option<String>, Stri
         build_timeout,
         allow_source_root,
         iccs_helpers: _,
+        ct_budget,
+        ct_measurements,
+        ct_runs,
     } = &args.campaign;
     if shard.is_some() || shard_count.is_some() {
         return Err(Failure::usage(
@@ -208,6 +211,12 @@ fn campaign_lines(args: &SlurmArgs, camp: &Path) -> Result<(Option<String>, Stri
         args.shards
     );
     write!(s, " --trial-target {trial_target} --op-budget {op_budget}")?;
+    if all.contains(&Phase::Ct) {
+        write!(
+            s,
+            " --ct-budget {ct_budget} --ct-measurements {ct_measurements} --ct-runs {ct_runs}"
+        )?;
+    }
     if *allow_unfixed_host {
         s.push_str(" --allow-unfixed-host");
     }

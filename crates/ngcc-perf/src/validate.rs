@@ -43,6 +43,8 @@ pub struct Outcome {
     pub report_line: Option<String>,
     /// `baseline: …` when the dataset times the ICCS helpers (records under `iccs/`).
     pub baseline_line: Option<String>,
+    /// `ct: …` when the dataset has constant-time evidence (`ct/`).
+    pub ct_line: Option<String>,
 }
 
 impl Outcome {
@@ -68,6 +70,9 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         println!("{p}");
     }
     if let Some(line) = &outcome.baseline_line {
+        println!("{line}");
+    }
+    if let Some(line) = &outcome.ct_line {
         println!("{line}");
     }
     println!("{}", outcome.summary_line());
@@ -109,6 +114,7 @@ pub fn validate(dataset: &Path, catalog: &Path, pages: Option<&Path>) -> Result<
     }
     out.baseline_line = check_baseline(&ds, &mut out.problems);
     check_noise(&ds, &mut out.problems);
+    out.ct_line = check_ct(&ds, &mut out.problems);
     if let Some(pages_dir) = pages {
         match (&catalogs, load_problems.is_empty()) {
             (Some(cat), true) => check_pages(&ds, cat, pages_dir, &mut out),
@@ -590,6 +596,89 @@ fn check_baseline(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
         "baseline: {} ICCS helper(s), {} record(s); {ratios} pseudoXOF ratio(s) recomputed from trials",
         labels.len(),
         iccs.len()
+    ))
+}
+
+/// Every dudect t recomputed from its classes' stored statistics, max |t| and the verdict
+/// from the tests, and each taint site's kind and place well-formed.
+fn check_ct(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
+    use crate::measure::dudect;
+    if ds.ct.is_empty() {
+        return None;
+    }
+    let (mut tests, mut sites) = (0usize, 0usize);
+    for lc in &ds.ct {
+        let (c, path) = (&lc.ct, &lc.path);
+        let want = format!(
+            "ct/{}/{}__{}.json",
+            c.candidate,
+            c.label,
+            c.operation.name()
+        );
+        if *path != want {
+            problems.push(format!("{path}: names {want}"));
+        }
+        if let Some(t) = &c.taint {
+            for s in &t.sites {
+                sites += 1;
+                if s.file.is_empty() || s.line == 0 || s.count == 0 {
+                    problems.push(format!(
+                        "{path}: site {}:{} without place or count",
+                        s.file, s.line
+                    ));
+                }
+                if matches!(s.kind, crate::dataset::schema::CtSiteKind::Other(_)) {
+                    problems.push(format!(
+                        "{path}: site {}:{} of unknown kind {}",
+                        s.file, s.line, s.kind
+                    ));
+                }
+            }
+        }
+        let Some(d) = c
+            .dudect
+            .as_ref()
+            .filter(|d| d.status == ProcessStatus::Complete)
+        else {
+            continue;
+        };
+        for t in &d.tests {
+            tests += 1;
+            let again = dudect::welch_t(&t.fixed, &t.random);
+            if !close(again, t.t) && (again - t.t).abs() > 1e-12 {
+                problems.push(format!(
+                    "{path}: dudect test {} t {} but its class statistics give {again}",
+                    t.name, t.t
+                ));
+            }
+        }
+        let max = dudect::max_abs_t(&d.tests);
+        if !close(max, d.max_abs_t) {
+            problems.push(format!(
+                "{path}: max |t| {} but the tests give {max}",
+                d.max_abs_t
+            ));
+        }
+        let verdict = dudect::verdict(&d.tests);
+        if d.verdict != verdict {
+            problems.push(format!(
+                "{path}: verdict {} but its tests give {verdict}",
+                d.verdict
+            ));
+        }
+        if let Some(raw) = d.tests.first()
+            && raw.fixed.n + raw.random.n != d.measurements
+        {
+            problems.push(format!(
+                "{path}: {} measurements but the raw test counts {}",
+                d.measurements,
+                raw.fixed.n + raw.random.n
+            ));
+        }
+    }
+    Some(format!(
+        "ct: {} result(s), {tests} dudect test(s) recomputed, {sites} taint site(s)",
+        ds.ct.len()
     ))
 }
 

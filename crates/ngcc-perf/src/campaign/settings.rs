@@ -20,6 +20,14 @@ pub const DEFAULT_KAT_TIMEOUT_S: u64 = 900;
 pub const DEFAULT_TRIAL_TARGET_S: f64 = 1.0;
 /// Budget per operation in seconds (`--op-budget`).
 pub const DEFAULT_OP_BUDGET_S: f64 = 900.0;
+/// ct phase: seconds per instance, shared by its operations' taint and dudect jobs
+/// (`--ct-budget`).
+pub const DEFAULT_CT_BUDGET_S: f64 = 300.0;
+/// ct phase: dudect measurements per operation (`--ct-measurements`), unless the budget ends
+/// first.
+pub const DEFAULT_CT_MEASUREMENTS: u64 = 20_000;
+/// ct phase: calls per taint stage under memcheck (`--ct-runs`).
+pub const DEFAULT_CT_RUNS: u32 = 3;
 
 /// A campaign phase, in pipeline order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -31,6 +39,8 @@ pub enum Phase {
     Calibrate,
     Measure,
     Profile,
+    /// Constant-time evidence (issue 17): opt-in, not part of `all`.
+    Ct,
 }
 
 impl Phase {
@@ -43,13 +53,14 @@ impl Phase {
         Phase::Profile,
     ];
     /// Every phase that can be named, in pipeline order.
-    pub const NAMED: [Phase; 6] = [
+    pub const NAMED: [Phase; 7] = [
         Phase::Build,
         Phase::Kat,
         Phase::Baseline,
         Phase::Calibrate,
         Phase::Measure,
         Phase::Profile,
+        Phase::Ct,
     ];
 
     /// The name on the command line, in progress lines and in campaign.json host checks.
@@ -61,6 +72,7 @@ impl Phase {
             Phase::Calibrate => "calibrate",
             Phase::Measure => "measure",
             Phase::Profile => "profile",
+            Phase::Ct => "ct",
         }
     }
 
@@ -92,7 +104,9 @@ impl Phase {
 pub struct CampaignArgs {
     /// `all` (build, kat, calibrate, measure, profile) or a comma list of those and
     /// `baseline` (the ICCS helpers sm3hash, pseudohash, pseudoXOF built, self-tested against
-    /// the Rust model and timed as hash instances `iccs/<label>`, e.g. `iccs/pseudoXOF-256`; opt-in).
+    /// the Rust model and timed as hash instances `iccs/<label>`, e.g. `iccs/pseudoXOF-256`; opt-in)
+    /// and `ct` (constant-time evidence per KEM/signature/KEX operation: a valgrind memcheck
+    /// secret-taint run on a `-g` build and a dudect fixed-vs-random timing test; opt-in).
     pub phases: String,
     /// Folder(s) searched recursively for candidate.toml files (repeat for several).
     #[arg(long, required = true)]
@@ -172,6 +186,16 @@ pub struct CampaignArgs {
     /// manifest paths (`dir`, `sources`, `include`, `extra_sources`) may point into.
     #[arg(long)]
     pub allow_source_root: Vec<PathBuf>,
+    /// ct phase: seconds per instance for all its operations' taint and dudect jobs (each
+    /// job is killed at its share; valgrind makes a taint run 20-100x slower than native).
+    #[arg(long, default_value_t = DEFAULT_CT_BUDGET_S)]
+    pub ct_budget: f64,
+    /// ct phase: dudect measurements per operation (fewer if the budget ends first).
+    #[arg(long, default_value_t = DEFAULT_CT_MEASUREMENTS)]
+    pub ct_measurements: u64,
+    /// ct phase: calls per taint stage under memcheck.
+    #[arg(long, default_value_t = DEFAULT_CT_RUNS)]
+    pub ct_runs: u32,
 }
 
 /// The number of CPUs this process may use.
@@ -222,6 +246,10 @@ pub struct Settings {
     pub build_timeout_s: u64,
     /// Folders manifest paths may point into besides the candidate folders and PQClean.
     pub allow_source_roots: Vec<PathBuf>,
+    /// ct phase: seconds per instance, dudect measurements per operation, taint calls.
+    pub ct_budget_s: f64,
+    pub ct_measurements: u64,
+    pub ct_runs: u32,
 }
 
 impl Settings {
@@ -249,6 +277,9 @@ impl Settings {
             allow_uncontained: false,
             build_timeout_s: DEFAULT_BUILD_TIMEOUT_S,
             allow_source_roots: Vec::new(),
+            ct_budget_s: DEFAULT_CT_BUDGET_S,
+            ct_measurements: DEFAULT_CT_MEASUREMENTS,
+            ct_runs: DEFAULT_CT_RUNS,
         }
     }
 
@@ -302,6 +333,9 @@ impl TryFrom<CampaignArgs> for Settings {
             allow_uncontained: a.allow_uncontained,
             build_timeout_s: a.build_timeout,
             allow_source_roots: a.allow_source_root,
+            ct_budget_s: a.ct_budget,
+            ct_measurements: a.ct_measurements,
+            ct_runs: a.ct_runs,
             ..defaults
         })
     }
@@ -343,7 +377,7 @@ mod tests {
         let e = Phase::parse_list("bild").unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown phase \"bild\" (phases: all, build, kat, baseline, calibrate, measure, profile)"
+            "unknown phase \"bild\" (phases: all, build, kat, baseline, calibrate, measure, profile, ct)"
         );
     }
 }

@@ -110,6 +110,12 @@ pub struct Instance {
     pub kat_count: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kat: Option<KatSpec>,
+    /// ct phase: byte ranges `[start, end)` of the secret key that hold public data (e.g.
+    /// ML-KEM-768: `[[1152, 2368]]`, the embedded pk and H(pk)). The taint run first marks
+    /// only the rest secret, then the whole key, and reports sites new in the second stage
+    /// as depending on public data.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ct_sk_public: Vec<(u64, u64)>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]

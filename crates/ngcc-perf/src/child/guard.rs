@@ -30,6 +30,10 @@ impl Guarded {
         self.len
     }
 
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
     pub fn ptr(&mut self) -> *mut u8 {
         self.bytes[GUARD..].as_mut_ptr()
     }

@@ -3,6 +3,7 @@
 //! fd 3. Candidate code may crash, hang or lie; the orchestrator judges from outside.
 
 pub(crate) mod crash;
+pub(crate) mod ct;
 pub(crate) mod guard;
 pub(crate) mod kat_common;
 pub(crate) mod kat_iccs;
@@ -49,6 +50,7 @@ fn run_request(request: Request, nonce: &str, t_start: u64) -> Result<ExitCode> 
         Request::Trial(job) => serde_json::to_value(op_job(&job, t_start, measure::trial))?,
         Request::Vectors(job) => serde_json::to_value(kat_iccs::vectors(&job))?,
         Request::Profile(job) => serde_json::to_value(profile::run(&job, t_start))?,
+        Request::Ct(job) => serde_json::to_value(ct::run(&job))?,
     };
     let mut obj = match result {
         serde_json::Value::Object(o) => o,

@@ -894,6 +894,11 @@ impl<'l> Runner<'l> {
         Ok(())
     }
 
+    /// The buffers, in the kind's layout (ct jobs mark secrets and replace inputs).
+    pub fn buffers_mut(&mut self) -> &mut [Guarded] {
+        &mut self.core.bufs
+    }
+
     /// Canary check over every buffer (after a trial).
     pub fn check_guards(&self) -> Result<(), String> {
         for b in &self.core.bufs {

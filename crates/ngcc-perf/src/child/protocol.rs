@@ -17,6 +17,9 @@ pub enum Request {
     Vectors(VectorsJob),
     /// Hash/XOF/DRNG profile of one operation on a relinked library (`child::profile`).
     Profile(OpJob),
+    /// Constant-time evidence of one operation: a memcheck secret-taint run or a dudect
+    /// timing test (`child::ct`).
+    Ct(CtJob),
 }
 
 impl Request {
@@ -32,6 +35,10 @@ impl Request {
                 j.setup_dir = f.setup_dir.unwrap_or_default();
             }
             Request::Vectors(j) => j.library = f.library,
+            Request::Ct(j) => {
+                j.library = f.library;
+                j.setup_dir = f.setup_dir.unwrap_or_default();
+            }
         }
     }
 }
@@ -53,6 +60,26 @@ impl Job for Request {
                 library: j.library.clone(),
                 ..JobFiles::default()
             },
+            Request::Ct(j) => JobFiles {
+                library: j.library.clone(),
+                kat_dir: None,
+                setup_dir: Some(j.setup_dir.clone()),
+            },
+        }
+    }
+
+    /// The taint job runs under memcheck, writing its XML log into the scratch folder (the
+    /// worker's working directory in every jail mode).
+    fn tool(&self) -> Option<crate::sandbox::jail::Tool> {
+        match self {
+            Request::Ct(CtJob {
+                mode: CtMode::Taint { .. },
+                ..
+            }) => Some(crate::sandbox::jail::Tool {
+                program: valgrind_program().into(),
+                args: MEMCHECK_ARGS.iter().map(|a| a.to_string()).collect(),
+            }),
+            _ => None,
         }
     }
 
@@ -78,6 +105,8 @@ impl Job for Request {
             Request::Calibrate(_) | Request::Trial(_) => OpOutput::deserialize(result)
                 .is_ok_and(|o| matches!(o.status, P::Complete | P::Partial | P::Failed)),
             Request::Profile(_) => ProfileOutput::deserialize(result)
+                .is_ok_and(|o| matches!(o.status, P::Complete | P::Failed)),
+            Request::Ct(_) => CtOutput::deserialize(result)
                 .is_ok_and(|o| matches!(o.status, P::Complete | P::Failed)),
         }
     }
@@ -331,4 +360,99 @@ pub struct ProfileOutput {
     pub sandbox: String,
     #[serde(default)]
     pub end_s: f64,
+}
+
+/// valgrind, as Debian installs it (its tools live in /usr/libexec/valgrind: both are under
+/// /usr, which every jail shows read-only). Debian's `/usr/bin/valgrind` is a shell wrapper
+/// (`#!/bin/sh`, and a jail has no /bin) that only sets environment variables for debug
+/// libraries and execs this binary, so the jail execs the binary itself.
+pub const VALGRIND: &str = "/usr/bin/valgrind.bin";
+/// What the user runs (and `valgrind --version` asks) where there is no Debian wrapper.
+pub const VALGRIND_WRAPPER: &str = "/usr/bin/valgrind";
+
+/// The valgrind program a jail execs: the Debian binary when present, else the wrapper.
+pub fn valgrind_program() -> &'static str {
+    if std::path::Path::new(VALGRIND).is_file() {
+        VALGRIND
+    } else {
+        VALGRIND_WRAPPER
+    }
+}
+/// The name of memcheck's XML log in the job's scratch folder.
+pub const MEMCHECK_XML: &str = "memcheck.xml";
+/// memcheck options of the taint job: every error (no limit, no suppressions of ours), XML
+/// log in the working directory, no leak check (not what we look for).
+pub const MEMCHECK_ARGS: &[&str] = &[
+    "--tool=memcheck",
+    "--xml=yes",
+    "--xml-file=memcheck.xml",
+    "--error-limit=no",
+    "--leak-check=no",
+    "--track-origins=no",
+    "--num-callers=16",
+    "--quiet",
+];
+
+/// One constant-time job: which operation, on which library, and which method.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct CtJob {
+    pub limits: Limits,
+    pub library: PathBuf,
+    pub kind: Kind,
+    pub api: Api,
+    pub op: Op,
+    /// An empty folder in scratch: the job builds its setup (key pair, ciphertext) itself.
+    pub setup_dir: PathBuf,
+    pub mode: CtMode,
+    /// Byte ranges `[start, end)` of the secret key that are public data (the manifest's
+    /// `ct_sk_public`): not marked secret in the first taint stage.
+    #[serde(default)]
+    pub sk_public: Vec<(u64, u64)>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum CtMode {
+    /// Under memcheck: the secrets marked undefined, the operation run `runs` times per stage.
+    Taint { runs: u32 },
+    /// Fixed-vs-random inputs interleaved at random, one counter reading per call, until
+    /// `measurements` calls or `budget_s` seconds; the timings go to [`CT_TIMINGS`].
+    Dudect {
+        measurements: u64,
+        budget_s: f64,
+        /// Seeds the class choice and the random inputs (recorded).
+        seed: u64,
+    },
+}
+
+/// The dudect timings in scratch: per call one little-endian u64 of ticks, then one u8 class
+/// per call (0 fixed, 1 random), in call order.
+pub const CT_TIMINGS: &str = "dudect.bin";
+
+/// What a ct child reports (facts only; the orchestrator reads the XML log or the timings
+/// and computes every figure itself).
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct CtOutput {
+    pub status: ProcessStatus,
+    #[serde(default)]
+    pub error: Option<String>,
+    /// What was marked secret, e.g. `sk[0..1152]`, `randombytes output`.
+    #[serde(default)]
+    pub secrets: Vec<String>,
+    /// Taint: the stages run, in order (each begins with a marker line in the XML log).
+    #[serde(default)]
+    pub stages: Vec<String>,
+    /// Taint: operations run per stage; dudect: calls timed.
+    #[serde(default)]
+    pub calls: u64,
+    /// Dudect: what the two classes are.
+    #[serde(default)]
+    pub classes: Vec<String>,
+    #[serde(default)]
+    pub counter: CounterKind,
+    /// Seconds of the measurement (dudect) or of the stages (taint).
+    #[serde(default)]
+    pub work_s: f64,
+    #[serde(default)]
+    pub sandbox: String,
 }

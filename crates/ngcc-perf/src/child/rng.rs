@@ -4,6 +4,14 @@
 use crate::dataset::schema::KatRng;
 use std::ffi::c_int;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by the ct taint job: every byte `randombytes` hands out is marked secret (undefined).
+static MARK_SECRET: AtomicBool = AtomicBool::new(false);
+
+pub fn mark_output_secret(on: bool) {
+    MARK_SECRET.store(on, Ordering::SeqCst);
+}
 
 pub trait ByteSource: Send {
     fn fill(&mut self, out: &mut [u8]);
@@ -33,7 +41,11 @@ pub unsafe extern "C" fn host_randombytes(out: *mut u8, n: usize) -> c_int {
     let Some(src) = guard.as_mut() else { return -1 };
     if n > 0 {
         // SAFETY: the library passes a buffer of at least n bytes.
-        src.fill(unsafe { std::slice::from_raw_parts_mut(out, n) });
+        let buf = unsafe { std::slice::from_raw_parts_mut(out, n) };
+        src.fill(buf);
+        if MARK_SECRET.load(Ordering::SeqCst) {
+            super::ct::client::undefined(buf);
+        }
     }
     0
 }

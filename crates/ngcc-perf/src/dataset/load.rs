@@ -33,6 +33,13 @@ impl LoadedProfile {
     }
 }
 
+/// `ct/<cand>/<label>__<op>.json` (ours; absent from reference datasets).
+#[derive(Clone, Debug)]
+pub struct LoadedCt {
+    pub path: String,
+    pub ct: super::schema::CtResult,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Dataset {
     pub root: PathBuf,
@@ -40,6 +47,7 @@ pub struct Dataset {
     pub build: BuildFile,
     pub records: Vec<LoadedRecord>,
     pub profiles: Vec<LoadedProfile>,
+    pub ct: Vec<LoadedCt>,
 }
 
 /// A file that could not be read or parsed.
@@ -105,6 +113,12 @@ pub fn load_lenient(root: &Path) -> Result<(Dataset, Vec<LoadProblem>)> {
                     message: format!("not a schema 2 profile: {e}"),
                 }),
             },
+            Err(p) => problems.push(p),
+        }
+    }
+    for path in json_files(root, "ct", &mut problems) {
+        match parse_file::<super::schema::CtResult>(root, &path) {
+            Ok(ct) => ds.ct.push(LoadedCt { path, ct }),
             Err(p) => problems.push(p),
         }
     }
@@ -229,6 +243,11 @@ impl Dataset {
         self.records
             .iter()
             .find(|r| r.record.candidate == cand && r.record.label == label && r.op_key() == op_key)
+    }
+
+    /// The ct results of one candidate, in path order.
+    pub fn ct_of<'a>(&'a self, cand: &'a str) -> impl Iterator<Item = &'a LoadedCt> + 'a {
+        self.ct.iter().filter(move |c| c.ct.candidate == cand)
     }
 
     pub fn profile(&self, cand: &str, label: &str, op_key: &str) -> Option<&LoadedProfile> {

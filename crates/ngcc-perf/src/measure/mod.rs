@@ -1,8 +1,10 @@
-//! Counters, planning, statistics, host checks.
+//! Counters, planning, statistics (dudect's Welch tests too), host checks.
 
 pub mod calibration;
 pub mod counter;
+pub mod dudect;
 pub mod host;
+pub mod memcheck;
 pub mod noise;
 pub mod plan;
 pub mod stats;

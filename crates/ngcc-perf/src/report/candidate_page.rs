@@ -147,6 +147,7 @@ pub fn render(v: &View, cand: &str) -> Result<Doc> {
     if !is_hash {
         sizes_section(v, cand, &labels, &mut d)?;
         symmetric_section(v, cand, &labels, &mut d);
+        ct_section(v, cand, &mut d);
     }
 
     evidence_section(v, cand, &labels, &mut d);
@@ -653,6 +654,100 @@ fn symmetric_section(v: &View, cand: &str, labels: &[String], d: &mut Doc) {
     d.table(t);
 }
 
+/// Ours only: reference datasets have no `ct/` (their pages stay byte-exact).
+fn ct_section(v: &View, cand: &str, d: &mut Doc) {
+    use crate::dataset::schema::ProcessStatus;
+    let results: Vec<_> = v.ds.ct_of(cand).collect();
+    if results.is_empty() || v.ds.campaign.tool.is_none() {
+        return;
+    }
+    d.heading(2, "Constant-time evidence");
+    d.para("Secret-taint run: valgrind memcheck on a -g build with the same flags, the secrets marked undefined (the secret key for dec and sign, the randomness for every operation); a site is a source line where a secret decided a conditional jump (branch) or a memory address (index). Sites on public sk data appear only once the ranges of sk the manifest declares public (ct_sk_public) are marked secret too. dudect: fixed-vs-random inputs interleaved at random on the timed library, Welch's t on raw, cropped and second-order timings; max abs(t) above 10 is a leak, from 4.5 suspicious. A search tool, not a proof: no site means no secret branch or index on the paths these inputs took.");
+    let mut t = Table::new([
+        "instance",
+        "operation",
+        "secret sites",
+        "sites on public sk data",
+        "dudect max abs(t)",
+        "verdict",
+        "timings",
+    ]);
+    let mut sites = Table::new([
+        "instance",
+        "operation",
+        "site",
+        "kind",
+        "function",
+        "reports",
+    ]);
+    for r in &results {
+        let c = &r.ct;
+        let (secret, public) = match &c.taint {
+            Some(tn) if tn.status == ProcessStatus::Complete => {
+                let p = tn.sites.iter().filter(|s| s.public_sk_data).count();
+                (
+                    Cell::num(
+                        (tn.sites.len() - p).to_string(),
+                        (tn.sites.len() - p) as f64,
+                    ),
+                    Cell::num(p.to_string(), p as f64),
+                )
+            }
+            Some(tn) => (Cell::new(tn.status.as_str()), Cell::new(DASH)),
+            None => (Cell::new(DASH), Cell::new(DASH)),
+        };
+        let (max_t, verdict, n) = match &c.dudect {
+            Some(dd) if dd.status == ProcessStatus::Complete => (
+                Cell::num(format::t_stat(dd.max_abs_t), dd.max_abs_t),
+                Cell::new(dd.verdict.as_str()),
+                Cell::num(dd.measurements.to_string(), dd.measurements as f64),
+            ),
+            Some(dd) => (
+                Cell::new(dd.status.as_str()),
+                Cell::new(DASH),
+                Cell::new(DASH),
+            ),
+            None => (Cell::new(DASH), Cell::new(DASH), Cell::new(DASH)),
+        };
+        t.row(vec![
+            code(&c.label).into(),
+            c.operation.name().into(),
+            secret,
+            public,
+            max_t,
+            verdict,
+            n,
+        ]);
+        for s in c.taint.iter().flat_map(|tn| &tn.sites) {
+            let func = match &s.via {
+                Some(via) => format!("{} (in {via})", s.function),
+                None => s.function.clone(),
+            };
+            let kind = if s.public_sk_data {
+                format!("{} (public sk data)", s.kind)
+            } else {
+                s.kind.to_string()
+            };
+            sites.row(vec![
+                code(&c.label).into(),
+                c.operation.name().into(),
+                code(format!("{}:{}", s.file, s.line)).into(),
+                kind.into(),
+                code(func).into(),
+                Cell::num(s.count.to_string(), s.count as f64),
+            ]);
+        }
+    }
+    d.table(t);
+    if results
+        .iter()
+        .any(|r| r.ct.taint.as_ref().is_some_and(|t| !t.sites.is_empty()))
+    {
+        d.para("Sites:");
+        d.table(sites);
+    }
+}
+
 fn evidence_section(v: &View, cand: &str, labels: &[String], d: &mut Doc) {
     d.heading(2, "7. Raw evidence index");
     let ours = v.ds.campaign.tool.clone();
@@ -703,6 +798,13 @@ fn evidence_section(v: &View, cand: &str, labels: &[String], d: &mut Doc) {
                 code(label).into(),
                 format!("hash profile {}", p.op_key()).into(),
                 code(&p.path).into(),
+            ]);
+        }
+        for c in v.ds.ct_of(cand).filter(|c| c.ct.label == *label) {
+            t.row(vec![
+                code(label).into(),
+                format!("constant-time evidence {}", c.ct.operation.name()).into(),
+                code(&c.path).into(),
             ]);
         }
     }

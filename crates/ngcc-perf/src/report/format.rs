@@ -116,6 +116,11 @@ pub fn mb_per_second(v: f64) -> String {
     format!("{v:.1}")
 }
 
+/// A dudect t statistic: two decimals.
+pub fn t_stat(t: f64) -> String {
+    format!("{t:.2}")
+}
+
 pub fn calls_per_op(v: f64) -> String {
     g3(v)
 }

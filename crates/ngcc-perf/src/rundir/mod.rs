@@ -136,6 +136,19 @@ impl RunDir {
             .join(format!("{label}__{op_key}.json"))
     }
 
+    /// `ct/<cand>/<label>__<op>.json`: constant-time evidence of one operation.
+    pub fn ct_path(&self, cand: &str, label: &str, op_key: &str) -> PathBuf {
+        self.root
+            .join("ct")
+            .join(cand)
+            .join(format!("{label}__{op_key}.json"))
+    }
+
+    /// `ct-build/<cand>/<label>/`: the `-g` build of the taint run (run-internal).
+    pub fn ct_build_dir(&self, cand: &str, label: &str) -> PathBuf {
+        self.root.join("ct-build").join(cand).join(label)
+    }
+
     /// `profile/<cand>/<label>__RELINK_FAILED.json` (run-internal, never published).
     pub fn relink_failed_path(&self, cand: &str, label: &str) -> PathBuf {
         self.profile_path(cand, label, "RELINK_FAILED")

@@ -162,6 +162,10 @@ pub trait Job: Serialize {
     /// Whether the worker may report `result` (its JSON object) for this job: a failure it
     /// admits, or a plain "done, now judge my files and trials" — never a verdict.
     fn admits(&self, result: &Value) -> bool;
+    /// A program the worker runs under (valgrind for the ct phase's taint job).
+    fn tool(&self) -> Option<jail::Tool> {
+        None
+    }
 }
 
 /// Runs one job in its jail (see [`jail`]) and waits at most `spec.timeout`.
@@ -170,17 +174,18 @@ pub fn run<J: Job>(spec: &Spec, request: &J) -> Result<Outcome> {
         request: serde_json::to_value(request)?,
         files: request.files(),
     };
-    run_order(spec, Some(job), &|r| request.admits(r))
+    run_order(spec, Some(job), request.tool(), &|r| request.admits(r))
 }
 
 /// A probe: builds the jail, reports its layers and runs no candidate code.
 pub fn run_probe(spec: &Spec) -> Result<Outcome> {
-    run_order(spec, None, &|_| false)
+    run_order(spec, None, None, &|_| false)
 }
 
 fn run_order(
     spec: &Spec,
     job: Option<jail::JobSpec>,
+    tool: Option<jail::Tool>,
     admits: &dyn Fn(&Value) -> bool,
 ) -> Result<Outcome> {
     use crate::dataset::schema::{Observed, Usage, WaitStatus as W};
@@ -190,6 +195,7 @@ fn run_order(
         job,
         scratch: spec.workdir.clone(),
         off: jail::off_layers(),
+        tool,
     };
     let exe = match EXE.get() {
         Some(p) => p.clone(),

@@ -8,6 +8,7 @@ mod common;
 mod compare_fixture;
 mod compare_reference;
 mod crash_resume;
+mod ct_campaign;
 mod fixture_schema;
 mod iccs_cli;
 mod iccs_csize;

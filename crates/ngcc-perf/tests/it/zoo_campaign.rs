@@ -194,6 +194,26 @@ const ZOO: &[Entry] = &[
         ops: NONE,
     },
     // ---------------------------------------------------------------- NIST flavour, KEM
+    // ---------------------------------------------------------------- ct (issue 17)
+    // Well-behaved here; tests/it/ct_campaign.rs checks their constant-time evidence.
+    Entry {
+        key: "zoo-ct/ct-honest",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    Entry {
+        key: "zoo-ct/ct-branch",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    Entry {
+        key: "zoo-ct/ct-table",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
     Entry {
         key: "zoo-nist/toy-ok",
         kat: "PASS",

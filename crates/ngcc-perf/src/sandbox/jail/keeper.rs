@@ -355,6 +355,16 @@ fn direct(
         seccomp: !off(Layer::Seccomp),
         nproc: None,
     };
+    let tool = match &order.tool {
+        Some(t) => match std::fs::canonicalize("/proc/self/exe")
+            .map_err(|e| format!("locating the ngcc-perf executable: {e}"))
+            .and_then(|exe| super::ToolExec::new(t, &exe, scratch))
+        {
+            Ok(t) => Some(t),
+            Err(e) => return failed(e),
+        },
+        None => None,
+    };
     let pipes = request_pipe(&inner).and_then(|r| Ok((r, pipe()?)));
     let (request, (rep_r, rep_w)) = match pipes {
         Ok(p) => p,
@@ -385,7 +395,7 @@ fn direct(
             if libc::chdir(scratch_c.as_ptr()) != 0 {
                 libc::_exit(125);
             }
-            super::worker::exec(exe, request.as_raw_fd(), rep_w.as_raw_fd());
+            super::worker::exec(exe, request.as_raw_fd(), rep_w.as_raw_fd(), tool.as_ref());
         }
     }
     if pid < 0 {

@@ -32,6 +32,9 @@ use std::path::{Path, PathBuf};
 pub const JOB_LIBRARY: &str = "/job/lib.so";
 pub const JOB_SETUP: &str = "/job/setup";
 pub const JOB_SCRATCH: &str = "/job/scratch";
+/// The ngcc-perf binary, bound read-only only for jobs that run under a [`Tool`] (the tool
+/// must exec it by path; other jobs exec it through a descriptor and never see it).
+pub const JOB_EXE: &str = "/job/ngcc-perf";
 /// uid and gid of candidate code inside the user namespace.
 pub const INNER_ID: u32 = 1000;
 /// The unprivileged uid and gid candidate code gets outside when ngcc-perf runs as root.
@@ -76,6 +79,53 @@ pub struct Order {
     /// Layers not to use (from `NGCC_PERF_JAIL_OFF`).
     #[serde(default)]
     pub off: Vec<Layer>,
+    /// A program the worker runs under (the ct phase's memcheck); `None` for every other job.
+    #[serde(default)]
+    pub tool: Option<Tool>,
+}
+
+/// A program started in the worker's place that then runs the worker (`program args…
+/// <ngcc-perf> __jailed`), e.g. valgrind. It must lie under `/usr` (visible read-only in
+/// every jail); it runs with the worker's limits, and the worker still applies Landlock
+/// and seccomp to itself before it loads candidate code, so the tool's own later system
+/// calls are filtered too.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Tool {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+}
+
+/// A [`Tool`] as exec arguments, built before the fork that runs it.
+#[derive(Debug)]
+pub struct ToolExec {
+    pub program: std::ffi::CString,
+    pub argv: Vec<std::ffi::CString>,
+    /// Only `TMPDIR`: the scratch folder (valgrind writes its /proc emulation files there;
+    /// a jail has no /tmp).
+    pub envp: Vec<std::ffi::CString>,
+}
+
+impl ToolExec {
+    /// `tool.program tool.args… exe __jailed`, with `TMPDIR=<tmp>`.
+    pub fn new(tool: &Tool, exe: &Path, tmp: &Path) -> Result<ToolExec, String> {
+        let c = |s: &[u8]| std::ffi::CString::new(s).map_err(|e| format!("tool argument: {e}"));
+        if !tool.program.starts_with("/usr") {
+            return Err(format!("tool {} is not under /usr", tool.program.display()));
+        }
+        let mut argv = vec![c(tool.program.as_os_str().as_encoded_bytes())?];
+        for a in &tool.args {
+            argv.push(c(a.as_bytes())?);
+        }
+        argv.push(c(exe.as_os_str().as_encoded_bytes())?);
+        argv.push(c(b"__jailed")?);
+        let mut env = b"TMPDIR=".to_vec();
+        env.extend_from_slice(tmp.as_os_str().as_encoded_bytes());
+        Ok(ToolExec {
+            program: c(tool.program.as_os_str().as_encoded_bytes())?,
+            argv,
+            envp: vec![c(&env)?],
+        })
+    }
 }
 
 /// What the keeper tells the orchestrator (one JSON line on fd 4).

@@ -8,7 +8,7 @@
 //! (empty for other jobs), and the scratch folder read-write at `/job/scratch` (the working
 //! directory). Nothing else of the host is visible: no run directory, no sources, no $HOME.
 
-use super::{INNER_ID, Inner, JOB_LIBRARY, JOB_SCRATCH, JOB_SETUP, Msg, Order};
+use super::{INNER_ID, Inner, JOB_EXE, JOB_LIBRARY, JOB_SCRATCH, JOB_SETUP, Msg, Order};
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -54,6 +54,8 @@ pub struct Plan {
     /// Empty folders to create in the new root.
     dirs: Vec<String>,
     pub inner: Inner,
+    /// The job's tool, which execs the binary bound at [`JOB_EXE`].
+    pub tool: Option<super::ToolExec>,
 }
 
 const DEVICES: [&str; 5] = [
@@ -144,6 +146,19 @@ impl Plan {
             dirs.push(JOB_SETUP.into());
         }
         binds.push(bind(scratch, JOB_SCRATCH, true, true)?);
+        let tool = match &order.tool {
+            Some(t) => {
+                let exe = std::fs::canonicalize("/proc/self/exe")
+                    .map_err(|e| format!("locating the ngcc-perf executable: {e}"))?;
+                binds.push(bind(&exe, JOB_EXE, false, false)?);
+                Some(super::ToolExec::new(
+                    t,
+                    Path::new(JOB_EXE),
+                    Path::new(JOB_SCRATCH),
+                )?)
+            }
+            None => None,
+        };
         let mut read_only: Vec<PathBuf> = vec!["/usr".into(), "/etc/ld.so.cache".into()];
         read_only.extend(DEVICES.iter().map(PathBuf::from));
         read_only.extend([
@@ -151,6 +166,9 @@ impl Plan {
             JOB_LIBRARY.into(),
             JOB_SETUP.into(),
         ]);
+        if tool.is_some() {
+            read_only.push(JOB_EXE.into());
+        }
         Ok(Plan {
             binds,
             links,
@@ -164,6 +182,7 @@ impl Plan {
                 seccomp,
                 nproc: Some(super::NPROC),
             },
+            tool,
         })
     }
 }
@@ -377,7 +396,7 @@ pub fn proxy(plan: &Plan, fds: &ProxyFds, drop_groups: bool) -> ! {
         libc::prctl(libc::PR_SET_DUMPABLE, 0);
         let worker = libc::fork();
         if worker == 0 {
-            super::worker::exec(fds.exe, fds.request, fds.report);
+            super::worker::exec(fds.exe, fds.request, fds.report, plan.tool.as_ref());
         }
         if worker < 0 {
             send(&Msg::ExecError(errno("fork of the worker")));

@@ -24,8 +24,9 @@ pub fn send(fd: RawFd, msg: &Msg) {
 }
 
 /// Between fork and exec: the request on fd 0, the report pipe on fd 5, then exec this
-/// binary as `__jailed` through `exe` (an fd: the path need not exist in the jail).
-pub fn exec(exe: RawFd, request: RawFd, report: RawFd) -> ! {
+/// binary as `__jailed` through `exe` (an fd: the path need not exist in the jail), or the
+/// job's tool, which runs this binary by path.
+pub fn exec(exe: RawFd, request: RawFd, report: RawFd, tool: Option<&super::ToolExec>) -> ! {
     // SAFETY: plain syscalls in a freshly forked, single-threaded process.
     unsafe {
         // Out of the way first: no dup2 below may clobber another source.
@@ -43,6 +44,16 @@ pub fn exec(exe: RawFd, request: RawFd, report: RawFd) -> ! {
             std::ptr::null(),
         ];
         let envp: [*const libc::c_char; 1] = [std::ptr::null()];
+        if let Some(t) = tool {
+            let mut argv: Vec<*const libc::c_char> = t.argv.iter().map(|a| a.as_ptr()).collect();
+            argv.push(std::ptr::null());
+            let mut env: Vec<*const libc::c_char> = t.envp.iter().map(|a| a.as_ptr()).collect();
+            env.push(std::ptr::null());
+            libc::execve(t.program.as_ptr(), argv.as_ptr(), env.as_ptr());
+            let e = std::io::Error::last_os_error();
+            send(REPORT_FD, &Msg::ExecError(format!("exec of the tool: {e}")));
+            libc::_exit(127);
+        }
         libc::syscall(
             libc::SYS_execveat,
             exe,
