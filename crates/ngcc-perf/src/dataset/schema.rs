@@ -94,6 +94,9 @@ wire_enum! {
     pub enum RecordStatus {
         Complete = "complete",
         FailedOrPartial = "failed_or_partial",
+        /// Timed, but what the orchestrator observed from outside contradicts the trials
+        /// (`ngcc.inconsistent_reason` says how): never shown as a result.
+        Inconsistent = "inconsistent",
     }
 }
 
@@ -909,6 +912,34 @@ pub struct RecordExtra {
     /// ICCS helper files linked into the timed library (from build.json).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub helpers: Vec<HelperFile>,
+    /// The cross-checks of the trials against what the orchestrator observed (issue 12).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks: Option<RecordChecks>,
+    /// Why the record is `inconsistent`: the first cross-check it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inconsistent_reason: Option<String>,
+}
+
+/// The evidence of a record's cross-checks that its processes do not hold, and the figures
+/// each check compared with its band (`measure::crosscheck` states the bands).
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct RecordChecks {
+    /// The calibration's warm per-call seconds: the prediction trials are held to.
+    pub calibration_t1_s: f64,
+    /// Largest share of a process's observed wall time its trials claim to have timed.
+    pub wall_fill: f64,
+    /// Largest share of a process tree's CPU time (rusage) its on-CPU trials claim.
+    pub cpu_fill: f64,
+    /// Counter ticks per claimed second over the counter's frequency: smallest and largest
+    /// over the trials (`None`: the counter counts core cycles, no fixed frequency).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_ratio: Option<(f64, f64)>,
+    /// Per-call seconds of the trials over the calibration's: fastest trial and median.
+    pub calibration_ratio: (f64, f64),
+    /// Verification of each trial process's last outputs in a fresh jailed child:
+    /// `ok: …`, `FAILED: …` or `not verified: …`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_outputs: Vec<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

@@ -1,6 +1,7 @@
 //! Counters, planning, statistics, host checks.
 
 pub mod counter;
+pub mod crosscheck;
 pub mod host;
 pub mod plan;
 pub mod stats;

@@ -7,7 +7,7 @@ use crate::campaign::measurable::{self, Measurable, OpSpec};
 use crate::campaign::phases::calibrate::SETUP_CAP;
 use crate::child::protocol::Request;
 use crate::dataset::schema::*;
-use crate::measure::{plan, stats, timing};
+use crate::measure::{crosscheck, plan, stats, timing};
 use crate::rundir::RunDir;
 use crate::sandbox::Exit;
 use crate::sandbox::jail::ingest;
@@ -50,6 +50,8 @@ struct Measured {
     load_average_start: Vec<f64>,
     /// The run's fixed clock (0: unknown), for the disturbance rule.
     max_hz: f64,
+    /// The verification of each trial process's last outputs (`RecordChecks::last_outputs`).
+    last_outputs: Vec<String>,
 }
 
 pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
@@ -134,6 +136,7 @@ fn measure_one(ctx: &MeasureCtx, planned: &Planned) -> Result<Record> {
         started_utc: utc_now_iso(),
         load_average_start: crate::measure::host::load_average(),
         max_hz: timing::fixed_clock(&ctx.host.environment),
+        last_outputs: Vec::new(),
     };
     let lib_now = ctx.run.path(t.entry.library.as_deref().unwrap_or_default());
     let lib_ok = sha256_file(&lib_now).ok() == t.entry.library_sha256;
@@ -166,6 +169,7 @@ fn measure_one(ctx: &MeasureCtx, planned: &Planned) -> Result<Record> {
             t1_s: Some(cal.cold_s),
             setup_s: Some(cal.overhead_s),
             reused_calibration: Some(true),
+            observed: cal.observed.clone(),
             ..Process::default()
         });
     } else {
@@ -333,14 +337,31 @@ fn assemble(ctx: &MeasureCtx, planned: &Planned, m: Measured) -> Record {
         skip_reason: None,
         containment: common_containment(&processes, cal),
         helpers: e.helpers.clone(),
+        checks: None,
+        inconsistent_reason: None,
     };
+    let mut extra = extra;
+    let mut status = if complete {
+        RecordStatus::Complete
+    } else {
+        RecordStatus::FailedOrPartial
+    };
+    if complete {
+        let ev = crosscheck::Evidence {
+            counter: extra.counter.clone(),
+            counter_hz: extra.counter_hz,
+            calibration_t1_s: cal.t1_s,
+        };
+        let verdict = crosscheck::check(&processes, &ev, m.last_outputs);
+        extra.checks = Some(verdict.figures);
+        if let Some(why) = verdict.failure {
+            status = RecordStatus::Inconsistent;
+            extra.inconsistent_reason = Some(why);
+        }
+    }
     Record {
         schema: SCHEMA,
-        status: if complete {
-            RecordStatus::Complete
-        } else {
-            RecordStatus::FailedOrPartial
-        },
+        status,
         candidate: planned.sel.cand.id.clone(),
         label: planned.sel.inst.label.clone(),
         instance: e.instance.clone(),
