@@ -149,6 +149,7 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
         .unwrap_or((out.cold_s, out.cold_ticks));
     out.t1_s = t1;
     out.t1_ticks = ticks;
+    out.t1_min_s = warm.first().map_or(out.cold_s, |w| w.0);
     // The cold call as a trial, so a single-call plan can reuse it as the measurement.
     out.trials = vec![Trial {
         measurements: 1,

@@ -924,8 +924,8 @@ pub struct RecordExtra {
 /// each check compared with its band (`measure::crosscheck` states the bands).
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct RecordChecks {
-    /// The calibration's warm per-call seconds: the prediction trials are held to.
-    pub calibration_t1_s: f64,
+    /// The calibration's fastest warm call in seconds: the prediction trials are held to.
+    pub calibration_min_s: f64,
     /// Largest share of a process's observed wall time its trials claim to have timed.
     pub wall_fill: f64,
     /// Largest share of a process tree's CPU time (rusage) its on-CPU trials claim.
@@ -940,6 +940,9 @@ pub struct RecordChecks {
     /// `ok: …`, `FAILED: …` or `not verified: …`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_outputs: Vec<String>,
+    /// Wall seconds the verify children took in all (the cost of that check).
+    #[serde(default)]
+    pub verify_s: f64,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -1046,6 +1049,10 @@ pub struct Calibration {
     /// Median seconds (and counter ticks) of warm single calls: what planning uses.
     pub t1_s: f64,
     pub t1_ticks: u64,
+    /// The fastest warm call: what the record cross-checks hold trials to (a loaded host
+    /// stretches a median of ms-long calls, rarely every one of them).
+    #[serde(default)]
+    pub t1_min_s: f64,
     /// The cold first call (the reference's calibration).
     pub cold_s: f64,
     pub cold_ticks: u64,

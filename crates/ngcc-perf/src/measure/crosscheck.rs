@@ -15,19 +15,21 @@
 //! - *Clock*: for a counter with a known frequency (TSC, CNTVCT), each trial's ticks per
 //!   claimed second are within [`CLOCK_BAND`] of it (+ [`CLOCK_ABS_S`] per trial): catches
 //!   a patched `clock_gettime`. Counters of core cycles have no fixed rate and are not held.
-//! - *Calibration*: no trial's per-call seconds are below the calibration's warm per-call
-//!   seconds over [`CAL_FAST`], and the median trial's are not above [`CAL_SLOW`] times
-//!   them: catches a library that does less work in trials than in calibration. Honest
-//!   trials are never faster than calibration's median warm call by much (0.95 at least in
-//!   the demo), but on a loaded VM they are slower (long loops absorb preemption and steal,
-//!   single calls mostly do not; up to 3.2 in the demo), hence the wide slow side.
+//! - *Calibration*: no trial's per-call seconds are below the calibration's fastest warm
+//!   call over [`CAL_FAST`] (less [`CAL_ABS_S`]), and the median trial's are not above
+//!   [`CAL_SLOW`] times it: catches a library that does less work in trials than in
+//!   calibration. The fastest warm call, not the median: on a loaded VM a median of ms-long
+//!   calls is stretched by preemption (the zoo's 2 ms toy: a 10 ms median), rarely all 51.
+//!   Long trial loops absorb preemption and steal: on this VM under load, honest KEX step
+//!   trials ran 7 to 11 times slower than calibration, hence the wide slow side (a slow
+//!   trial gains a candidate nothing; the side is a sanity bound).
 
 use crate::dataset::schema::{CounterKind, Process, Record, RecordChecks, Trial};
 
 /// Timed seconds may exceed the observed wall time by this fraction plus [`WALL_ABS_S`].
 pub const WALL_TOL: f64 = 0.01;
 pub const WALL_ABS_S: f64 = 0.002;
-/// Claimed on-CPU seconds may exceed the tree's rusage CPU time by this fraction plus
+/// Claimed CPU seconds may exceed the tree's rusage CPU time by this fraction plus
 /// [`CPU_ABS_S`] (rusage is accounted in µs; the child's own reads are a few µs apart).
 pub const CPU_TOL: f64 = 0.02;
 pub const CPU_ABS_S: f64 = 0.005;
@@ -38,8 +40,12 @@ pub const CLOCK_BAND: f64 = 0.05;
 pub const CLOCK_ABS_S: f64 = 2e-6;
 /// No trial may be more than this many times faster per call than the calibration.
 pub const CAL_FAST: f64 = 3.0;
+/// Calibration times single calls between two clock and counter reads (about 0.75 µs on
+/// this VM), trials time a loop, and a library's I/O may block single calls (the zoo's
+/// chatty toy: 4.3 µs warm calls, 0.7 µs in trials): calibration may be this much slower.
+pub const CAL_ABS_S: f64 = 5e-6;
 /// The median trial may be at most this many times slower per call than the calibration.
-pub const CAL_SLOW: f64 = 10.0;
+pub const CAL_SLOW: f64 = 50.0;
 
 /// The figures of the checks and the first one that failed.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,8 +59,8 @@ pub struct Evidence {
     pub counter: CounterKind,
     /// The counter's frequency when it is not a core-cycle counter.
     pub counter_hz: Option<f64>,
-    /// The calibration's warm per-call seconds (0: none, not held).
-    pub calibration_t1_s: f64,
+    /// The calibration's fastest warm call in seconds (0: none, not held).
+    pub calibration_min_s: f64,
 }
 
 impl Evidence {
@@ -64,7 +70,7 @@ impl Evidence {
         Some(Evidence {
             counter: x.counter.clone(),
             counter_hz: x.counter_hz,
-            calibration_t1_s: x.checks.as_ref()?.calibration_t1_s,
+            calibration_min_s: x.checks.as_ref()?.calibration_min_s,
         })
     }
 }
@@ -77,7 +83,7 @@ fn per_call(t: &Trial) -> f64 {
 /// (their verification is done by the measure phase in its own child).
 pub fn check(processes: &[Process], ev: &Evidence, last_outputs: Vec<String>) -> Verdict {
     let mut f = RecordChecks {
-        calibration_t1_s: ev.calibration_t1_s,
+        calibration_min_s: ev.calibration_min_s,
         last_outputs,
         ..RecordChecks::default()
     };
@@ -142,11 +148,11 @@ pub fn check(processes: &[Process], ev: &Evidence, last_outputs: Vec<String>) ->
         .flat_map(|p| p.trials.iter().map(per_call))
         .collect();
     calls.sort_by(f64::total_cmp);
-    if ev.calibration_t1_s > 0.0 && !calls.is_empty() {
-        let t1 = ev.calibration_t1_s;
+    if ev.calibration_min_s > 0.0 && !calls.is_empty() {
+        let t1 = ev.calibration_min_s;
         let (fastest, median) = (calls[0], calls[calls.len() / 2]);
         f.calibration_ratio = (fastest / t1, median / t1);
-        if fastest * CAL_FAST < t1 {
+        if fastest * CAL_FAST + CAL_ABS_S < t1 {
             fail(format!(
                 "a trial took {fastest:.3e} s per call, {:.1} times faster than calibration's {t1:.3e} s (band ×{CAL_FAST})",
                 t1 / fastest.max(f64::MIN_POSITIVE)
@@ -159,7 +165,7 @@ pub fn check(processes: &[Process], ev: &Evidence, last_outputs: Vec<String>) ->
             ));
         }
     }
-    if let Some(bad) = f.last_outputs.iter().find(|v| !v.starts_with("ok")) {
+    if let Some(bad) = f.last_outputs.iter().find(|v| v.starts_with("FAILED")) {
         fail(format!("last outputs: {bad}"));
     }
     Verdict {
@@ -198,7 +204,7 @@ mod tests {
         Evidence {
             counter: CounterKind::Tsc,
             counter_hz: Some(1e9),
-            calibration_t1_s: t1,
+            calibration_min_s: t1,
         }
     }
 
@@ -220,8 +226,11 @@ mod tests {
         assert!(v.failure.unwrap().contains("(×3.40)"));
         let v = check(&[process(0.1, 100_000_000, 0.2, 0.2)], &ev(0.7), vec![]);
         assert!(v.failure.unwrap().contains("700.0 times faster"));
-        let v = check(&[process(0.1, 100_000_000, 0.2, 0.2)], &ev(1e-5), vec![]);
-        assert!(v.failure.unwrap().contains("100.0 times slower"));
+        let v = check(&[process(0.1, 100_000_000, 0.2, 0.2)], &ev(1e-6), vec![]);
+        assert!(v.failure.unwrap().contains("1000.0 times slower"));
+        let kex = vec!["not verified: KEX outputs are not checked".to_string()];
+        let v = check(&[process(0.1, 100_000_000, 0.2, 0.2)], &ev(1e-3), kex);
+        assert_eq!(v.failure, None);
         let bad = vec!["FAILED: ct does not decapsulate".to_string()];
         let v = check(&[process(0.1, 100_000_000, 0.2, 0.2)], &ev(1e-3), bad);
         assert_eq!(
@@ -243,7 +252,7 @@ mod tests {
         let e = Evidence {
             counter: CounterKind::PerfCycles,
             counter_hz: None,
-            calibration_t1_s: 1e-3,
+            calibration_min_s: 1e-3,
         };
         let v = check(&[process(0.1, 340_000_000, 0.5, 0.5)], &e, vec![]);
         assert_eq!((v.failure, v.figures.clock_ratio), (None, None));
