@@ -14,7 +14,8 @@
 //!   slow, not lying, and its trials are `disturbed` by the lost-CPU rule.)
 //! - *Clock*: for a counter with a known frequency (TSC, CNTVCT), each trial's ticks per
 //!   claimed second are within [`CLOCK_BAND`] of it (+ [`CLOCK_ABS_S`] per trial): catches
-//!   a patched `clock_gettime`. Counters of core cycles have no fixed rate and are not held.
+//!   a patched `clock_gettime`. Counters of core cycles have no fixed rate and are not held,
+//!   nor KEX step trials (their seconds include counter reads, their ticks do not).
 //! - *Calibration*: no trial's per-call seconds are below the calibration's fastest warm
 //!   call over [`CAL_FAST`] (less [`CAL_ABS_S`]), and the median trial's are not above
 //!   [`CAL_SLOW`] times it: catches a library that does less work in trials than in
@@ -121,7 +122,14 @@ pub fn check(processes: &[Process], ev: &Evidence, last_outputs: Vec<String>) ->
             }
         }
         if let Some(hz) = hz {
-            for (i, t) in p.trials.iter().enumerate() {
+            // KEX steps (`loop_seconds`) time counter reads into their seconds, not into
+            // their ticks: a µs step is 0.4 of its seconds in ticks. Not held.
+            for (i, t) in p
+                .trials
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.loop_seconds.is_none())
+            {
                 let ratio = if t.seconds > 0.0 {
                     t.cycles as f64 / hz / t.seconds
                 } else {
