@@ -7,7 +7,7 @@
 use crate::dataset::catalog::{self, Catalogs};
 use crate::dataset::load::{self, Dataset, LoadedProfile, LoadedRecord};
 use crate::dataset::schema::{KatStatus, ProcessStatus, RecordStatus};
-use crate::measure::stats;
+use crate::measure::{crosscheck, stats};
 use crate::report;
 use anyhow::Result;
 use clap::Args;
@@ -351,8 +351,31 @@ fn check_record(ds: &Dataset, lr: &LoadedRecord, problems: &mut Vec<String>) {
     if r.environment.is_empty() {
         problem("environment", "is missing".into());
     }
+    if r.status == RecordStatus::Inconsistent
+        && r.ngcc
+            .as_ref()
+            .and_then(|x| x.inconsistent_reason.as_ref())
+            .is_none()
+    {
+        problem(
+            "ngcc.inconsistent_reason",
+            "is missing from an inconsistent record".into(),
+        );
+    }
     if r.status != RecordStatus::Complete {
         return;
+    }
+    // A shown record must pass the cross-checks again, from its stored evidence (records
+    // written before the checks, and the reference's, carry none).
+    if let Some(ev) = crosscheck::Evidence::of(r) {
+        let stored = r.ngcc.as_ref().and_then(|x| x.checks.as_ref());
+        let last = stored.map(|c| c.last_outputs.clone()).unwrap_or_default();
+        if let Some(why) = crosscheck::check(&r.processes, &ev, last).failure {
+            problem(
+                "status",
+                format!("complete, but a cross-check fails: {why}"),
+            );
+        }
     }
     let Some(stored) = r.stats.as_ref() else {
         problem("statistics", "are missing from a complete record".into());

@@ -161,6 +161,14 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
     let (t1, ticks) = cal::estimate(&out.batches, min_s).unwrap_or((out.cold_s, out.cold_ticks));
     out.t1_s = t1;
     out.t1_ticks = ticks;
+    // The fastest warm batch per call: the cross-check's bound on how fast a trial may be.
+    out.t1_min_s = out
+        .batches
+        .iter()
+        .filter(|b| b.calls > 0)
+        .map(|b| b.seconds / b.calls as f64)
+        .min_by(f64::total_cmp)
+        .unwrap_or(out.cold_s);
     // The cold call as a trial, so a single-call plan can reuse it as the measurement.
     out.trials = vec![Trial {
         measurements: 1,

@@ -51,6 +51,7 @@ fn run_request(request: Request, nonce: &str, t_start: u64) -> Result<ExitCode> 
         Request::Vectors(job) => serde_json::to_value(kat_iccs::vectors(&job))?,
         Request::Profile(job) => serde_json::to_value(profile::run(&job, t_start))?,
         Request::Ct(job) => serde_json::to_value(ct::run(&job))?,
+        Request::Verify(job) => serde_json::to_value(verify(&job))?,
     };
     let mut obj = match result {
         serde_json::Value::Object(o) => o,
@@ -128,4 +129,45 @@ fn op_job(
     out.sandbox = sandbox;
     out.end_s = (crate::measure::counter::monotonic_raw_ns() - t_start) as f64 / 1e9;
     out
+}
+
+/// A verify job: loads a trial's last outputs as a setup and recomputes what they must
+/// satisfy (`ops::Runner::verify`). The orchestrator compares, against its own copy.
+fn verify(job: &protocol::OpJob) -> protocol::VerifyOutput {
+    let mut out = protocol::VerifyOutput {
+        sandbox: sandbox(&job.limits),
+        ..Default::default()
+    };
+    let fail = |mut out: protocol::VerifyOutput, e: String| {
+        out.status = ProcessStatus::Failed;
+        out.error = Some(e);
+        out
+    };
+    if !job.setup_dir.join("setup.json").is_file() {
+        return fail(out, "no last outputs to verify".into());
+    }
+    crash::stage("dlopen (library constructors)");
+    let lib = match library::Lib::open(&job.library) {
+        Ok(l) => l,
+        Err(e) => return fail(out, format!("{}: {e}", KatStatus::LoadFail)),
+    };
+    if let Err(e) = ops::seed_library(&lib, job.api, job.seed_tweak, job.rng) {
+        return fail(out, e);
+    }
+    let op = if job.kind == crate::candidate::Kind::Hash {
+        crate::dataset::schema::Op::Hash
+    } else {
+        job.op.clone()
+    };
+    crash::stage(&format!("verifying the last outputs of {op}"));
+    let prepared =
+        ops::Runner::prepare(&lib, job.kind, &op, job.input_bytes, &job.setup_dir, false);
+    match prepared.and_then(|mut r| r.verify()) {
+        Ok(values) => {
+            out.status = ProcessStatus::Complete;
+            out.values = values;
+            out
+        }
+        Err(e) => fail(out, e),
+    }
 }

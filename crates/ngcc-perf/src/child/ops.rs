@@ -4,7 +4,7 @@
 
 use super::guard::Guarded;
 use super::library::*;
-use super::protocol::BenchRng;
+use super::protocol::{BenchRng, Expect, VerifyValue};
 use super::rng;
 use crate::candidate::{Api, Kind};
 use crate::dataset::schema::{CounterKind, KatRng, KatStatus, Op, TimingScope};
@@ -183,6 +183,23 @@ trait Operation {
     fn meta_counts(&self, _c: &Core) -> Vec<(String, String)> {
         Vec::new()
     }
+    /// From buffers loaded from a trial's last outputs: what they must satisfy, recomputed
+    /// (empty: this kind's outputs are not verified).
+    fn verify(&mut self, _c: &mut Core) -> Result<Vec<VerifyValue>, String> {
+        Ok(Vec::new())
+    }
+}
+
+fn hex_of(b: &Guarded) -> String {
+    hex::encode_upper(b.as_slice())
+}
+
+fn value(what: &str, got: String, expect: Expect) -> VerifyValue {
+    VerifyValue {
+        what: what.into(),
+        got,
+        expect,
+    }
 }
 
 /// KEM and SIG keygen alike: pk and sk are buffers 0 and 1.
@@ -303,6 +320,41 @@ impl Operation for Kem {
 
     fn meta_sizes(&self, c: &Core) -> [usize; 6] {
         [c.size(0), c.size(1), c.size(2), c.size(3), 0, 0]
+    }
+
+    fn verify(&mut self, c: &mut Core) -> Result<Vec<VerifyValue>, String> {
+        let file = |n: usize| Expect::File(format!("buf{n}.bin"));
+        Ok(match self.call {
+            KemCall::Keygen => {
+                self.enc(c)?;
+                self.dec(c)?;
+                vec![value(
+                    "the shared secret decapsulated with the last sk from an encapsulation to the last pk",
+                    hex_of(&c.bufs[4]),
+                    Expect::Equal(hex_of(&c.bufs[3])),
+                )]
+            }
+            KemCall::Enc => {
+                self.dec(c)?;
+                vec![value(
+                    "the shared secret decapsulated from the last ct",
+                    hex_of(&c.bufs[4]),
+                    file(3),
+                )]
+            }
+            KemCall::Dec => {
+                self.dec(c)?;
+                let got = hex_of(&c.bufs[4]);
+                vec![
+                    value("a fresh decapsulation of the ct", got.clone(), file(4)),
+                    value(
+                        "the shared secret the ct was encapsulated with",
+                        got,
+                        file(3),
+                    ),
+                ]
+            }
+        })
     }
 }
 
@@ -429,13 +481,40 @@ impl Operation for Sig {
     fn call(&mut self, c: &mut Core) -> Result<(), String> {
         match self.call {
             SigCall::Keygen => keygen(c, self.keygen),
-            SigCall::Sign => self.sign(c).map(|_| ()),
+            SigCall::Sign => {
+                // Kept with the last outputs, so the last signature can be verified.
+                c.facts.signature_len = self.sign(c)?;
+                Ok(())
+            }
             SigCall::Verify => self.verify(c),
         }
     }
 
     fn meta_sizes(&self, c: &Core) -> [usize; 6] {
         [c.size(0), c.size(1), 0, 0, c.size(2), 0]
+    }
+
+    fn verify(&mut self, c: &mut Core) -> Result<Vec<VerifyValue>, String> {
+        let what = match self.call {
+            SigCall::Keygen => {
+                c.facts.signature_len = self.sign(c)?;
+                "a fresh signature under the last key pair"
+            }
+            SigCall::Sign => "the last signature",
+            SigCall::Verify => "the verified signature",
+        };
+        let before = self.verify_rejections;
+        self.verify(c)?;
+        let got = if self.verify_rejections == before {
+            "accepted"
+        } else {
+            "rejected"
+        };
+        Ok(vec![value(
+            what,
+            got.into(),
+            Expect::Equal("accepted".into()),
+        )])
     }
 
     fn meta_counts(&self, c: &Core) -> Vec<(String, String)> {
@@ -487,6 +566,15 @@ impl Operation for Hash {
 
     fn meta_sizes(&self, c: &Core) -> [usize; 6] {
         [0, 0, 0, 0, 0, c.size(1)]
+    }
+
+    fn verify(&mut self, c: &mut Core) -> Result<Vec<VerifyValue>, String> {
+        self.call(c)?;
+        Ok(vec![value(
+            "a fresh digest of the message",
+            hex_of(&c.bufs[1]),
+            Expect::File("buf1.bin".into()),
+        )])
     }
 }
 
@@ -897,6 +985,11 @@ impl<'l> Runner<'l> {
     /// The buffers, in the kind's layout (ct jobs mark secrets and replace inputs).
     pub fn buffers_mut(&mut self) -> &mut [Guarded] {
         &mut self.core.bufs
+    }
+
+    /// What the loaded outputs must satisfy, recomputed (`Operation::verify`).
+    pub fn verify(&mut self) -> Result<Vec<VerifyValue>, String> {
+        self.kind.verify(&mut self.core)
     }
 
     /// Canary check over every buffer (after a trial).

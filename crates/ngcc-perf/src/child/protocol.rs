@@ -20,6 +20,9 @@ pub enum Request {
     /// Constant-time evidence of one operation: a memcheck secret-taint run or a dudect
     /// timing test (`child::ct`).
     Ct(CtJob),
+    /// Recomputes what a trial's last outputs (its `setup_dir`) must satisfy, in a fresh
+    /// process (`child::verify`); the orchestrator compares.
+    Verify(OpJob),
 }
 
 impl Request {
@@ -30,7 +33,10 @@ impl Request {
                 j.library = f.library;
                 j.out_dir = f.kat_dir.unwrap_or_default();
             }
-            Request::Calibrate(j) | Request::Trial(j) | Request::Profile(j) => {
+            Request::Calibrate(j)
+            | Request::Trial(j)
+            | Request::Profile(j)
+            | Request::Verify(j) => {
                 j.library = f.library;
                 j.setup_dir = f.setup_dir.unwrap_or_default();
             }
@@ -51,7 +57,10 @@ impl Job for Request {
                 kat_dir: Some(j.out_dir.clone()),
                 setup_dir: None,
             },
-            Request::Calibrate(j) | Request::Trial(j) | Request::Profile(j) => JobFiles {
+            Request::Calibrate(j)
+            | Request::Trial(j)
+            | Request::Profile(j)
+            | Request::Verify(j) => JobFiles {
                 library: j.library.clone(),
                 kat_dir: None,
                 setup_dir: Some(j.setup_dir.clone()),
@@ -107,6 +116,8 @@ impl Job for Request {
             Request::Profile(_) => ProfileOutput::deserialize(result)
                 .is_ok_and(|o| matches!(o.status, P::Complete | P::Failed)),
             Request::Ct(_) => CtOutput::deserialize(result)
+                .is_ok_and(|o| matches!(o.status, P::Complete | P::Failed)),
+            Request::Verify(_) => VerifyOutput::deserialize(result)
                 .is_ok_and(|o| matches!(o.status, P::Complete | P::Failed)),
         }
     }
@@ -299,6 +310,9 @@ pub struct OpOutput {
     pub t1_s: f64,
     #[serde(default)]
     pub t1_ticks: u64,
+    /// Calibration: the fastest warm call.
+    #[serde(default)]
+    pub t1_min_s: f64,
     #[serde(default)]
     pub cold_s: f64,
     #[serde(default)]
@@ -410,6 +424,29 @@ pub struct CtJob {
     pub sk_public: Vec<(u64, u64)>,
 }
 
+/// What a verify child computed from a trial's last outputs.
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct VerifyOutput {
+    /// `complete` (values computed) or `failed` (could not load or call).
+    pub status: ProcessStatus,
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub values: Vec<VerifyValue>,
+    #[serde(default)]
+    pub sandbox: String,
+}
+
+/// One recomputed value and what it must equal.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct VerifyValue {
+    /// What was recomputed, in words (`the shared secret decapsulated from the last ct`).
+    pub what: String,
+    /// Uppercase hex, or a word (`accepted`).
+    pub got: String,
+    pub expect: Expect,
+}
+
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "snake_case")]
 pub enum CtMode {
@@ -455,4 +492,13 @@ pub struct CtOutput {
     pub work_s: f64,
     #[serde(default)]
     pub sandbox: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Expect {
+    /// The bytes of this file of the last outputs (read by the orchestrator).
+    File(String),
+    /// This value.
+    Equal(String),
 }

@@ -94,6 +94,9 @@ wire_enum! {
     pub enum RecordStatus {
         Complete = "complete",
         FailedOrPartial = "failed_or_partial",
+        /// Timed, but what the orchestrator observed from outside contradicts the trials
+        /// (`ngcc.inconsistent_reason` says how): never shown as a result.
+        Inconsistent = "inconsistent",
     }
 }
 
@@ -942,6 +945,37 @@ pub struct RecordExtra {
     /// ICCS helper files linked into the timed library (from build.json).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub helpers: Vec<HelperFile>,
+    /// The cross-checks of the trials against what the orchestrator observed (issue 12).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks: Option<RecordChecks>,
+    /// Why the record is `inconsistent`: the first cross-check it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inconsistent_reason: Option<String>,
+}
+
+/// The evidence of a record's cross-checks that its processes do not hold, and the figures
+/// each check compared with its band (`measure::crosscheck` states the bands).
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct RecordChecks {
+    /// The calibration's fastest warm call in seconds: the prediction trials are held to.
+    pub calibration_min_s: f64,
+    /// Largest share of a process's observed wall time its trials claim to have timed.
+    pub wall_fill: f64,
+    /// Largest share of a process tree's CPU time (rusage) its on-CPU trials claim.
+    pub cpu_fill: f64,
+    /// Counter ticks per claimed second over the counter's frequency: smallest and largest
+    /// over the trials (`None`: the counter counts core cycles, no fixed frequency).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_ratio: Option<(f64, f64)>,
+    /// Per-call seconds of the trials over the calibration's: fastest trial and median.
+    pub calibration_ratio: (f64, f64),
+    /// Verification of each trial process's last outputs in a fresh jailed child:
+    /// `ok: …`, `FAILED: …` or `not verified: …`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_outputs: Vec<String>,
+    /// Wall seconds the verify children took in all (the cost of that check).
+    #[serde(default)]
+    pub verify_s: f64,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -1205,6 +1239,10 @@ pub struct Calibration {
     /// Per-call seconds (and counter ticks) of the median warm batch: what planning uses.
     pub t1_s: f64,
     pub t1_ticks: u64,
+    /// The fastest warm call: what the record cross-checks hold trials to (a loaded host
+    /// stretches a median of ms-long calls, rarely every one of them).
+    #[serde(default)]
+    pub t1_min_s: f64,
     /// The cold first call (the reference's calibration).
     pub cold_s: f64,
     pub cold_ticks: u64,

@@ -2,6 +2,7 @@
 
 pub mod calibration;
 pub mod counter;
+pub mod crosscheck;
 pub mod dudect;
 pub mod host;
 pub mod memcheck;

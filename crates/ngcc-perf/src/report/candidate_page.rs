@@ -367,7 +367,7 @@ fn pk_table(records: &[&LoadedRecord], with_spread: bool) -> Table {
                 }
             }
             None => {
-                row.push("failed".into());
+                row.push(format::not_a_result(rec, true).into());
                 let gaps = if with_spread { 5 } else { 4 };
                 row.extend((0..gaps).map(|_| Cell::gap()));
             }
@@ -425,7 +425,7 @@ fn hash_table(records: &[&LoadedRecord], with_spread: bool) -> Table {
                 }
             }
             None => {
-                row.push("failed".into());
+                row.push(format::not_a_result(rec, true).into());
                 let gaps = if with_spread { 5 } else { 4 };
                 row.extend((0..gaps).map(|_| Cell::gap()));
             }

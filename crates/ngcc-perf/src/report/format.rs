@@ -158,11 +158,27 @@ pub fn campaign_time(iso: &str) -> String {
     iso.chars().take(19).collect()
 }
 
+/// What a page shows instead of a record's figures when it is not a result: `failed`, or
+/// `inconsistent` (with the cross-check it failed when `why`).
+pub fn not_a_result(rec: &Record, why: bool) -> String {
+    if rec.status != RecordStatus::Inconsistent {
+        return "failed".into();
+    }
+    match rec
+        .ngcc
+        .as_ref()
+        .and_then(|x| x.inconsistent_reason.as_ref())
+    {
+        Some(reason) if why => format!("inconsistent: {reason}"),
+        _ => "inconsistent".into(),
+    }
+}
+
 /// Main cell of a timing record: cycles if measured, else time; `(n=…)` under 100 calls.
 pub fn cell(rec: Option<&Record>) -> String {
     let Some(rec) = rec else { return DASH.into() };
     if rec.status != RecordStatus::Complete {
-        return "failed".into();
+        return not_a_result(rec, false);
     }
     let Some(stats) = rec.stats.as_ref() else {
         return "failed".into();

@@ -112,6 +112,17 @@ fn toy_kem_is_measured_and_every_figure_recomputes() {
         "{}",
         text(&out)
     );
+    // A shown record whose trials no longer fit the wall time observed around its jail.
+    let mut v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    v["processes"][0]["observed"]["wall_s"] = serde_json::Value::from(1e-6);
+    std::fs::write(ds.join(rec_rel), serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    let out = validate(&ds, &cat, None);
+    assert!(!out.status.success());
+    let want = format!(
+        "{rec_rel}: status complete, but a cross-check fails: process 0: its trials claim "
+    );
+    assert!(text(&out).contains(&want), "{}", text(&out));
+    assert!(text(&out).contains("its jail ran 0.000001 s (wall, observed)"));
     std::fs::write(ds.join(rec_rel), body).unwrap();
     // …and publish refuses a run file edited after ngcc-perf wrote it.
     let log = run.join("kat/zoo-nist/toy-ok.log");

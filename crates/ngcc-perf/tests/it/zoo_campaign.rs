@@ -32,6 +32,8 @@ enum Rec {
     Complete,
     /// processes[0].status and a fragment of its stderr (the explanation).
     Failed(&'static str, &'static str),
+    /// Timed to the end, then flagged by the record cross-checks: a fragment of the reason.
+    Inconsistent(&'static str),
 }
 use Rec::*;
 
@@ -48,8 +50,18 @@ const KEM_OK: &[(&str, Rec)] = &[("keygen", Complete), ("enc", Complete), ("dec"
 const NONE: &[(&str, Rec)] = &[];
 /// Killed at --measure-timeout.
 const KILLED: Rec = Failed("hard_timeout", "killed after 1.5 s");
-/// A hang in enc, which dec's setup runs too.
-const LOOP_ENC: &[(&str, Rec)] = &[("keygen", Complete), ("enc", KILLED), ("dec", KILLED)];
+/// A hang in enc, which dec's setup runs too, and the verification of keygen's key pair
+/// (an encapsulation to it) as well.
+const LOOP_ENC: &[(&str, Rec)] = &[
+    (
+        "keygen",
+        Inconsistent(
+            "last outputs: FAILED: the verifying child ended without values: timed out and was killed",
+        ),
+    ),
+    ("enc", KILLED),
+    ("dec", KILLED),
+];
 /// A sleep past the timeout in every operation.
 const SLEEP_LONG: &[(&str, Rec)] = &[("keygen", KILLED), ("enc", KILLED), ("dec", KILLED)];
 /// enc writes past ct, also in dec's setup.
@@ -70,10 +82,19 @@ const OVERRUN_CT: &[(&str, Rec)] = &[
         ),
     ),
 ];
-/// dec gives another shared secret: timing it is refused.
+/// dec gives another shared secret: timing it is refused, and keygen's and enc's last
+/// outputs do not verify (a fresh decapsulation disagrees).
 const BAD_DEC: &[(&str, Rec)] = &[
-    ("keygen", Complete),
-    ("enc", Complete),
+    (
+        "keygen",
+        Inconsistent(
+            "last outputs: FAILED: the shared secret decapsulated with the last sk from an encapsulation to the last pk is ",
+        ),
+    ),
+    (
+        "enc",
+        Inconsistent("last outputs: FAILED: the shared secret decapsulated from the last ct is "),
+    ),
     (
         "dec",
         Failed("failed", "honest decapsulation mismatch; refusing timing"),
@@ -86,6 +107,10 @@ const FORGED: Rec = Failed(
     "CRASH: unexpected output on the result channel (a result without this job's nonce)",
 );
 const FORGED_OPS: &[(&str, Rec)] = &[("keygen", FORGED), ("enc", FORGED), ("dec", FORGED)];
+/// Seconds 3.4 times short of the TSC.
+const GOT: Rec = Inconsistent("ticks are ");
+/// Trials 700 times faster than calibration.
+const FAST: Rec = Inconsistent("times faster than calibration's");
 
 const ZOO: &[Entry] = &[
     // ---------------------------------------------------------------- hostile (issue 12)
@@ -144,11 +169,37 @@ const ZOO: &[Entry] = &[
         ops: KEM_OK,
     },
     Entry {
-        // Complete here: the record cross-checks (a later step) flag it.
         key: "zoo-hostile/got-clock",
         kat: "PASS",
         detail: "",
+        ops: &[("keygen", GOT), ("enc", GOT), ("dec", GOT)],
+    },
+    Entry {
+        key: "zoo-hostile/setup-fast",
+        kat: "PASS",
+        detail: "",
+        ops: &[("keygen", FAST), ("enc", FAST), ("dec", FAST)],
+    },
+    Entry {
+        key: "zoo-hostile/repin",
+        kat: "PASS",
+        detail: "",
         ops: KEM_OK,
+    },
+    Entry {
+        key: "zoo-hostile/bad-enc-trial",
+        kat: "PASS",
+        detail: "",
+        ops: &[
+            ("keygen", Complete),
+            (
+                "enc",
+                Inconsistent(
+                    "last outputs: FAILED: the shared secret decapsulated from the last ct is ",
+                ),
+            ),
+            ("dec", Complete),
+        ],
     },
     Entry {
         key: "zoo-abs/escape",
@@ -338,7 +389,13 @@ const ZOO: &[Entry] = &[
         kat: "OVERFLOW",
         detail: "crypto_sign returned length 66 > 65",
         ops: &[
-            ("keygen", Complete),
+            // Verifying keygen's pair signs with it.
+            (
+                "keygen",
+                Inconsistent(
+                    "last outputs: FAILED: OVERFLOW: sign returned signature length 33 > declared 32",
+                ),
+            ),
             (
                 "sign",
                 Failed(
@@ -446,7 +503,13 @@ const ZOO: &[Entry] = &[
         kat: "OVERFLOW",
         detail: "more than the declared 32",
         ops: &[
-            ("keygen", Complete),
+            // Verifying keygen's pair encapsulates to it.
+            (
+                "keygen",
+                Inconsistent(
+                    "last outputs: FAILED: OVERFLOW: enc returned ct length 33 > declared 32",
+                ),
+            ),
             (
                 "enc",
                 Failed(
@@ -621,8 +684,9 @@ fn check_entry(run: &Path, campaign: &Campaign, e: &Entry) -> String {
                     assert_eq!(
                         r.status.as_str(),
                         "complete",
-                        "{} {op}: {:?}",
+                        "{} {op}: {:?} {:?}",
                         e.key,
+                        r.ngcc.as_ref().and_then(|x| x.inconsistent_reason.clone()),
                         r.processes
                     );
                     assert!(r.stats.as_ref().unwrap().measurements > 0);
@@ -640,7 +704,21 @@ fn check_entry(run: &Path, campaign: &Campaign, e: &Entry) -> String {
                         assert!(o.tree_usage.cpu_s() > 0.0, "{} {op}: {o:?}", e.key);
                         assert!(o.last_outputs.is_some() && !o.last_outputs_sha256.is_empty());
                     }
+                    // Every cross-check passed, and the last outputs were verified.
+                    let checks = r.ngcc.as_ref().and_then(|x| x.checks.clone()).unwrap();
+                    assert_eq!(checks.last_outputs.len(), r.processes.len());
+                    for v in &checks.last_outputs {
+                        assert!(v.starts_with("ok: "), "{} {op}: {v}", e.key);
+                    }
                     summary.push(format!("{op} complete"));
+                }
+                Inconsistent(why) => {
+                    assert_eq!(r.status.as_str(), "inconsistent", "{} {op}", e.key);
+                    assert!(r.processes.iter().all(|p| p.status.as_str() == "complete"));
+                    let reason = r.ngcc.as_ref().unwrap().inconsistent_reason.clone();
+                    let reason = reason.unwrap_or_default();
+                    assert!(reason.contains(why), "{} {op}: {reason}", e.key);
+                    summary.push(format!("{op} inconsistent: {reason}"));
                 }
                 Failed(status, why) => {
                     assert_eq!(r.status.as_str(), "failed_or_partial", "{} {op}", e.key);
@@ -886,8 +964,17 @@ fn hostile_outcomes(r: &Path, zoo: &Path) {
         "{}",
         rec.processes[0].stderr
     );
-    // The GOT patch works inside the worker (seconds 3.4 times short of the TSC), and what
-    // the parent observed is there for the cross-checks that will flag it.
+    // The pin holds against a thread that pins itself elsewhere (seccomp refuses it).
+    let rec = record(r, "zoo-hostile/repin", "keygen").unwrap();
+    assert!(
+        rec.processes[0]
+            .stderr
+            .contains(": rc=-1 (Operation not permitted)"),
+        "{}",
+        rec.processes[0].stderr
+    );
+    // The GOT patch works inside the worker (seconds 3.4 times short of the TSC); the clock
+    // cross-check flags it (above), from what the parent observed.
     let rec = record(r, "zoo-hostile/got-clock", "keygen").unwrap();
     let hz = rec.ngcc.as_ref().unwrap().counter_hz.unwrap();
     for p in &rec.processes {

@@ -95,6 +95,7 @@ fn calibrate_one(ctx: &MeasureCtx, t: &Target) -> Result<Calibration> {
         error: out.error.clone(),
         t1_s: out.t1_s,
         t1_ticks: out.t1_ticks,
+        t1_min_s: out.t1_min_s,
         cold_s: out.cold_s,
         cold_ticks: out.cold_ticks,
         warm_calls: out.warm_calls,

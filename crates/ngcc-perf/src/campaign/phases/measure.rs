@@ -5,9 +5,9 @@ use crate::campaign::Selected;
 use crate::campaign::context::{MeasureCtx, Target, exchange_calibration};
 use crate::campaign::measurable::{self, Measurable, OpSpec};
 use crate::campaign::phases::calibrate::SETUP_CAP;
-use crate::child::protocol::Request;
+use crate::child::protocol::{Expect, Request, VerifyOutput};
 use crate::dataset::schema::*;
-use crate::measure::{plan, stats, timing};
+use crate::measure::{crosscheck, plan, stats, timing};
 use crate::rundir::RunDir;
 use crate::sandbox::Exit;
 use crate::sandbox::jail::ingest;
@@ -15,6 +15,8 @@ use crate::util::progress::Progress;
 use crate::util::{read_json, sha256_file, tail, time::utc_now_iso, write_json};
 use anyhow::Result;
 
+/// A verify child may take this long, plus 20 times the operation's cold call.
+const VERIFY_TIMEOUT_S: f64 = 30.0;
 /// A trial process whose CPU time is below this fraction of its wall time lost the CPU.
 const MIN_CPU_FRACTION: f64 = 0.95;
 
@@ -50,6 +52,10 @@ struct Measured {
     load_average_start: Vec<f64>,
     /// The run's fixed clock (0: unknown), for the disturbance rule.
     max_hz: f64,
+    /// The verification of each trial process's last outputs (`RecordChecks::last_outputs`).
+    last_outputs: Vec<String>,
+    /// Wall seconds of the verify children.
+    verify_s: f64,
 }
 
 pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
@@ -158,6 +164,8 @@ fn measure_one(ctx: &MeasureCtx, planned: &Planned) -> Result<Record> {
         started_utc: utc_now_iso(),
         load_average_start: crate::measure::host::load_average(),
         max_hz: timing::fixed_clock(&ctx.host.environment),
+        last_outputs: Vec::new(),
+        verify_s: 0.0,
     };
     let lib_now = ctx.run.path(t.entry.library.as_deref().unwrap_or_default());
     let lib_ok = sha256_file(&lib_now).ok() == t.entry.library_sha256;
@@ -190,10 +198,27 @@ fn measure_one(ctx: &MeasureCtx, planned: &Planned) -> Result<Record> {
             t1_s: Some(cal.cold_s),
             setup_s: Some(cal.overhead_s),
             reused_calibration: Some(true),
+            observed: cal.observed.clone(),
             ..Process::default()
         });
     } else {
         trial_processes(ctx, &t, p, &mut m)?;
+        if m.processes
+            .iter()
+            .all(|p| p.status == ProcessStatus::Complete)
+        {
+            for (k, proc) in m.processes.iter().enumerate() {
+                let started = std::time::Instant::now();
+                let v = verify_last(ctx, &t, cal, k, proc)?;
+                m.verify_s += started.elapsed().as_secs_f64();
+                let failed = v.starts_with("FAILED");
+                m.last_outputs.push(v);
+                // One failure decides the record: no need to wait for more.
+                if failed {
+                    break;
+                }
+            }
+        }
     }
     Ok(assemble(ctx, planned, m))
 }
@@ -279,6 +304,93 @@ fn last_outputs(run: &RunDir, name: &str, mut observed: Observed) -> Result<Obse
     Ok(observed)
 }
 
+/// Checks a trial process's last outputs in a fresh jailed child (which recomputes from
+/// them what they must satisfy) against the orchestrator's own copy in `RUN/last/<trial>/`:
+/// `ok: …`, `FAILED: …` or `not verified: …` (KEX outputs).
+fn verify_last(
+    ctx: &MeasureCtx,
+    t: &Target,
+    cal: &Calibration,
+    k: usize,
+    proc: &Process,
+) -> Result<String> {
+    let Some(dir) = proc.observed.as_ref().and_then(|o| o.last_outputs.as_ref()) else {
+        return Ok("FAILED: the trial left no last outputs".into());
+    };
+    let dir = ctx.run.path(dir);
+    let mut job = ctx.job(t);
+    job.setup_dir = dir.clone();
+    job.seed_tweak = k as u8;
+    let timeout = VERIFY_TIMEOUT_S + 20.0 * cal.cold_s;
+    let verify_name = format!("{}-{k}", t.scratch_name("verify"));
+    let outcome = crate::sandbox::run(
+        &crate::sandbox::Spec {
+            workdir: ctx.run.scratch(&verify_name)?,
+            timeout: std::time::Duration::from_secs_f64(ctx.settings.child_timeout_s(timeout)),
+        },
+        &Request::Verify(job),
+    )?;
+    let out = match crate::sandbox::parse_result::<VerifyOutput>(&outcome) {
+        Ok(o) => o,
+        Err(_) => {
+            let why = outcome.failure_text().unwrap_or_else(|| "no result".into());
+            return Ok(format!(
+                "FAILED: the verifying child ended without values: {why}"
+            ));
+        }
+    };
+    if out.status != ProcessStatus::Complete {
+        return Ok(format!(
+            "FAILED: {}",
+            out.error.unwrap_or_else(|| out.status.to_string())
+        ));
+    }
+    // What we know each kind must recompute (the child could send fewer values).
+    use crate::candidate::Kind;
+    let kind = t.sel.cand.kind;
+    let from_file = out
+        .values
+        .iter()
+        .any(|v| matches!(v.expect, Expect::File(_)));
+    let needs_file = kind == Kind::Hash || (kind == Kind::Kem && t.op.op != Op::Keygen);
+    if kind == Kind::Kex {
+        return Ok("not verified: KEX outputs are not checked".into());
+    }
+    if out.values.is_empty() || (needs_file && !from_file) {
+        return Ok("FAILED: the verifying child did not recompute the last outputs".into());
+    }
+    let mut said = Vec::new();
+    for v in &out.values {
+        let want = match &v.expect {
+            Expect::Equal(x) => x.clone(),
+            // The name comes from candidate code: a plain file name of the copy, or nothing.
+            Expect::File(f) => match ingest::plain_name(f).then(|| std::fs::read(dir.join(f))) {
+                Some(Ok(b)) => hex::encode_upper(b),
+                _ => return Ok(format!("FAILED: the last outputs lack {f:?}")),
+            },
+        };
+        if v.got != want {
+            return Ok(format!(
+                "FAILED: {} is {}, expected {}",
+                v.what,
+                short(&v.got),
+                short(&want)
+            ));
+        }
+        said.push(v.what.clone());
+    }
+    Ok(format!("ok: {}", said.join("; ")))
+}
+
+/// A hex value shortened for a reason line.
+fn short(v: &str) -> String {
+    if v.len() > 16 {
+        format!("{}…", &v[..16])
+    } else {
+        v.to_string()
+    }
+}
+
 /// The layers every process of a record had (the calibration's when none was run).
 fn common_containment(processes: &[Process], cal: &Calibration) -> Option<Containment> {
     let mut seen = processes.iter().filter_map(|p| p.observed.as_ref());
@@ -357,14 +469,36 @@ fn assemble(ctx: &MeasureCtx, planned: &Planned, m: Measured) -> Record {
         skip_reason: None,
         containment: common_containment(&processes, cal),
         helpers: e.helpers.clone(),
+        checks: None,
+        inconsistent_reason: None,
     };
+    let mut extra = extra;
+    let mut status = if complete {
+        RecordStatus::Complete
+    } else {
+        RecordStatus::FailedOrPartial
+    };
+    if complete {
+        let ev = crosscheck::Evidence {
+            counter: extra.counter.clone(),
+            counter_hz: extra.counter_hz,
+            calibration_min_s: if cal.t1_min_s > 0.0 {
+                cal.t1_min_s
+            } else {
+                cal.t1_s
+            },
+        };
+        let mut verdict = crosscheck::check(&processes, &ev, m.last_outputs);
+        verdict.figures.verify_s = m.verify_s;
+        extra.checks = Some(verdict.figures);
+        if let Some(why) = verdict.failure {
+            status = RecordStatus::Inconsistent;
+            extra.inconsistent_reason = Some(why);
+        }
+    }
     Record {
         schema: SCHEMA,
-        status: if complete {
-            RecordStatus::Complete
-        } else {
-            RecordStatus::FailedOrPartial
-        },
+        status,
         candidate: planned.sel.cand.id.clone(),
         label: planned.sel.inst.label.clone(),
         instance: e.instance.clone(),

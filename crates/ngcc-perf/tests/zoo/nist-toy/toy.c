@@ -32,6 +32,11 @@ int TOY_crypto_kem_enc(unsigned char *ct, unsigned char *ss, const unsigned char
     for (int i = 0; i < 16; i++) {
         ss[i] = r[i] ^ pk[16 + i];
     }
+#ifdef ZOO_BAD_ENC_TRIAL
+    if (zoo_bad_enc()) {
+        ct[0] ^= 1; /* timed encapsulations whose ciphertext does not decapsulate */
+    }
+#endif
 #ifdef ZOO_OVERRUN_CT
     ct[TOY_CRYPTO_CIPHERTEXTBYTES] = 0x42; /* one byte past the declared ciphertext */
 #endif
