@@ -6,8 +6,9 @@ use super::pool;
 use crate::build::build_instance;
 use crate::build::flags::FlagSet;
 use crate::campaign::{Selected, Settings};
+use crate::candidate::Api;
 use crate::dataset::schema::{BuildEntry, KatStatus};
-use crate::kat::run::{KatOptions, inputs, run_kat, stale_because};
+use crate::kat::run::{KatOptions, inputs, manifest_path, run_kat, stale_because};
 use crate::rundir::{BuildState, RunDir};
 use crate::util::progress::Progress;
 use crate::util::sha256_file;
@@ -39,11 +40,10 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     if missing > 0 {
         eprintln!("kat: {missing} selected instances were never built (run the build phase first)");
     }
-    eprintln!(
-        "kat: {} to do ({} of them stale)",
-        todo.len(),
-        todo.iter().filter(|t| t.1.is_some()).count()
-    );
+    let stale = todo.iter().filter(|t| t.1.is_some()).count();
+    if stale > 0 {
+        eprintln!("kat: {stale} stale verdicts to re-run");
+    }
     let progress = Progress::new("kat", todo.len() as u64);
     let results: Vec<Result<()>> = pool(settings)?.install(|| {
         todo.par_iter()
@@ -63,6 +63,11 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
                     entry.flags,
                     t.elapsed().as_secs_f64()
                 ));
+                if entry.kat == KatStatus::NoKat
+                    && let Some(hint) = nokat_hint(run, s)
+                {
+                    eprintln!("{hint}");
+                }
                 Ok(())
             })
             .collect()
@@ -143,4 +148,41 @@ fn record_verdict(
     entry.kat_log_sha256 = Some(sha256_file(&log)?);
     entry.kat_inputs = inputs(&s.cand, &s.inst, entry, opts);
     Ok(())
+}
+
+/// After a NOKAT: the digests this run's KAT output has and how to make them the expected
+/// ones (a later PASS then means "reproduces these digests", nothing more).
+fn nokat_hint(run: &RunDir, s: &Selected) -> Option<String> {
+    let manifest = crate::kat::manifest_of(&run.katgen_dir(&s.cand.id, "")).ok()?;
+    let prefix = format!("{}/", s.inst.label);
+    let lines: Vec<String> = manifest
+        .entries
+        .iter()
+        .filter(|e| e.name.starts_with(&prefix))
+        .map(|e| format!("    {e}"))
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let target = manifest_path(&s.cand, &s.inst).ok()?;
+    let mut hint = format!(
+        "  this run's KAT output digests:\n{}\n  to expect them (every instance of {}), write the manifest:\n    ngcc-perf kat manifest {} --cand {} --out {}",
+        lines.join("\n"),
+        s.cand.id,
+        run.root.display(),
+        s.cand.id,
+        target.display()
+    );
+    if s.cand.api == Api::Nist {
+        let dir = run.katgen_dir(&s.cand.id, &s.inst.label);
+        if let Some(file) = std::fs::read_dir(&dir).ok()?.filter_map(|e| e.ok()).next()
+            && let Ok(sha) = sha256_file(&file.path())
+        {
+            hint.push_str(&format!(
+                "\n  or give the file's sha256 in candidate.toml, instance {:?}: [instances.kat] sha256 = \"{sha}\"",
+                s.inst.label
+            ));
+        }
+    }
+    Some(hint)
 }
