@@ -192,6 +192,61 @@ fn the_readme_section_reaches_kat_pass_a_page_and_a_site_for_both_api_flavours()
         .flat_map(|d| bad_links(&dir.join(d), true, &[]))
         .collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+
+    // A second dataset (one candidate, another system) catalogued into the same folder: the
+    // rows of both stay, and a site of both datasets renders with no dead link.
+    let cands = dir.join("cands");
+    let run2 = dir.join("run2");
+    campaign_ok(
+        "build,kat,calibrate,measure",
+        &cands,
+        &run2,
+        &[
+            "--only",
+            "mykem-nist/*",
+            "--allow-unfixed-host",
+            "--trial-target",
+            "0.02",
+            "--op-budget",
+            "2",
+        ],
+    );
+    let (data2, catalog) = (dir.join("dataset2"), dir.join("catalog"));
+    let sh = |p: &Path| p.to_str().unwrap().to_string();
+    run_ok(&[
+        "publish",
+        "--run",
+        &sh(&run2),
+        "--system",
+        "other",
+        "--out",
+        &sh(&data2),
+    ]);
+    let before = std::fs::read_to_string(catalog.join("downloads.csv")).unwrap();
+    run_ok(&["catalog", &sh(&data2), "--out", &sh(&catalog)]);
+    run_ok(&["catalog", &sh(&data2), "--out", &sh(&catalog)]);
+    assert_eq!(
+        std::fs::read_to_string(catalog.join("downloads.csv")).unwrap(),
+        before,
+        "the same rows, merged by id, written once each"
+    );
+    let systems = std::fs::read_to_string(catalog.join("systems.csv")).unwrap();
+    assert!(
+        systems.contains("\nmine;") && systems.contains("\nother;"),
+        "{systems}"
+    );
+    let sizes = std::fs::read_to_string(catalog.join("external_sizes.csv")).unwrap();
+    for row in [
+        "mykem-iccs;mykem-1;32;32;;encoded",
+        "mykem-nist;mykem-1;32;32;;encoded",
+    ] {
+        assert_eq!(sizes.matches(row).count(), 1, "{sizes}");
+    }
+    let site2 = dir.join("site2");
+    let o = site(&[&dir.join("dataset"), &data2], &catalog, &site2);
+    assert!(o.status.success(), "{}", text(&o));
+    let bad = bad_links(&site2, true, &[]);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
 #[test]
