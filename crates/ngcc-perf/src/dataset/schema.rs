@@ -149,6 +149,16 @@ impl CounterKind {
     pub fn counts_core_cycles(&self) -> bool {
         *self == CounterKind::PerfCycles
     }
+
+    /// The one name of this counter's unit, in the terminal, the charts and our pages.
+    pub fn unit(&self) -> String {
+        match self {
+            CounterKind::PerfCycles => "cycles".into(),
+            CounterKind::Tsc => "TSC cycles".into(),
+            CounterKind::Cntvct => "cntvct ticks".into(),
+            other => format!("{other} counts"),
+        }
+    }
 }
 
 wire_enum! {

@@ -109,6 +109,9 @@ pub fn render(v: &View, cand: &str) -> Result<Doc> {
     } else {
         d.table(pk_table(&records, with_spread));
     }
+    if with_spread {
+        d.para("Mean cycles are the counter's count per call (its unit: the counter row of section 2). Spread (CV) is the coefficient of variation of the per-trial means: their sample standard deviation divided by their mean; a few percent or less means the trials agree.");
+    }
 
     // 5. Resources
     d.heading(2, "5. Resource consumption");

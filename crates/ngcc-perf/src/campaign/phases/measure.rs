@@ -107,14 +107,7 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
         left -= p.plan.estimated_s;
         let value = match &record.stats {
             Some(st) => match st.mean_cycles {
-                Some(c) => format!(
-                    "{c:.0} {}",
-                    if ctx.host.counter.counts_core_cycles() {
-                        "cycles"
-                    } else {
-                        "ticks"
-                    }
-                ),
+                Some(c) => format!("{c:.0} {}", ctx.host.counter.unit()),
                 None => format!("{:.6}s", st.mean_seconds),
             },
             None => "no trials".into(),
