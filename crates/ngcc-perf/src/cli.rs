@@ -16,7 +16,9 @@ Typical use:
   ngcc-perf import pqclean --out cands             manifests for the PQClean tree
   ngcc-perf campaign all --candidates cands --run run --allow-unfixed-host
   ngcc-perf publish --run run --system my_1 --out data/my_1
+  ngcc-perf catalog data/my_1 --out catalog        catalog rows for it (merged by id)
   ngcc-perf report data/my_1 --catalog catalog --out pages
+  ngcc-perf site data/my_1 --catalog catalog --out site
 
 Exit codes: 0 success, 1 a check found differences or failures, 2 bad input or an error.";
 

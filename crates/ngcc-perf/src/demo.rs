@@ -106,11 +106,7 @@ fn print_results(dataset: &Path) -> Result<()> {
             .then_with(|| op_rank(&op_key(a)).cmp(&op_rank(&op_key(b))))
     });
     let counter = ds.campaign.counter.clone().unwrap_or(CounterKind::None);
-    let unit = if counter.counts_core_cycles() {
-        "cycles"
-    } else {
-        "ticks"
-    };
+    let unit = counter.unit();
     println!(
         "\n{:<26} {:<10} {:>12} {:>10} {:>10} {:>7}  KAT",
         "instance", "operation", unit, "time", "ops/s", "CV"
@@ -138,7 +134,9 @@ fn print_results(dataset: &Path) -> Result<()> {
             r.kat
         );
     }
-    println!("({unit}: counter {counter}; see the pages for the host state)\n");
+    println!(
+        "({unit}: counter {counter}, mean per call; CV: coefficient of variation of the per-trial means, standard deviation / mean; see the pages for the host state)\n"
+    );
     Ok(())
 }
 

@@ -3,6 +3,7 @@
 //! resumes where it stopped.
 
 pub(crate) mod context;
+pub(crate) mod fresh;
 pub(crate) mod host_gate;
 pub(crate) mod jail_gate;
 pub(crate) mod measurable;

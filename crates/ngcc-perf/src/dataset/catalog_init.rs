@@ -18,7 +18,8 @@ use std::process::ExitCode;
 pub struct CatalogArgs {
     /// A published dataset (or run directory) measured by ngcc-perf.
     pub dataset: PathBuf,
-    /// Folder for the catalog files; an existing systems.csv keeps its other rows.
+    /// Folder for the catalog files; rows of other systems and candidates already there are
+    /// kept (one folder may serve several datasets), rows of this dataset's ids replaced.
     #[arg(long)]
     pub out: PathBuf,
     /// System id (default: the dataset's campaign.json system_id).
@@ -31,8 +32,6 @@ pub fn run(args: CatalogArgs) -> Result<ExitCode> {
     println!("catalog: {}", args.out.display());
     Ok(ExitCode::SUCCESS)
 }
-
-const PQCLEAN_URL: &str = "https://github.com/PQClean/PQClean";
 
 pub fn write_catalog(dataset: &Path, out: &Path, system: Option<&str>) -> Result<()> {
     let ds = load::load(dataset)?;
@@ -77,11 +76,12 @@ pub fn write_catalog(dataset: &Path, out: &Path, system: Option<&str>) -> Result
     }
     let downloads: Vec<String> = algorithms
         .iter()
-        .map(|(id, (cat, alg))| format!("{id};{cat};;{alg};;;{PQCLEAN_URL};"))
+        .map(|(id, (cat, alg))| format!("{id};{cat};;{alg};;;;"))
         .collect();
-    write(
+    merge(
         out,
         DOWNLOADS,
+        1,
         "ID;Category;No;Algorithm;ZipFile;DownloadURL;PageURL;ForumThread",
         &downloads,
     )?;
@@ -121,15 +121,17 @@ pub fn write_catalog(dataset: &Path, out: &Path, system: Option<&str>) -> Result
             _ => {}
         }
     }
-    write(
+    merge(
         out,
         EXTERNAL_SIZES,
+        2,
         "ID;Instance;PublicKeyBytes;CiphertextBytes;SignatureBytes;Basis",
         &sizes,
     )?;
-    write(
+    merge(
         out,
         KEX_BANDWIDTH,
+        2,
         "ID;Instance;PkABytes;PkBBytes;ProtocolMessageBytes",
         &kex,
     )?;
@@ -152,6 +154,22 @@ fn read_rows(path: &Path) -> Vec<String> {
         .filter(|l| !l.starts_with('#') && !l.starts_with("ID;") && !l.trim().is_empty())
         .map(str::to_string)
         .collect()
+}
+
+/// Writes `rows` into `dir/name`, keeping the file's rows of other keys (the first
+/// `key_fields` fields: ID, or ID and instance), so one catalog folder serves several
+/// datasets; rows are in key order.
+fn merge(dir: &Path, name: &str, key_fields: usize, header: &str, rows: &[String]) -> Result<()> {
+    let key = |r: &str| -> String { r.split(';').take(key_fields).collect::<Vec<_>>().join(";") };
+    let mut by_key: BTreeMap<String, String> = read_rows(&dir.join(name))
+        .into_iter()
+        .map(|r| (key(&r), r))
+        .collect();
+    for r in rows {
+        by_key.insert(key(r), r.clone());
+    }
+    let rows: Vec<String> = by_key.into_values().collect();
+    write(dir, name, header, &rows)
 }
 
 fn write(dir: &Path, name: &str, header: &str, rows: &[String]) -> Result<()> {

@@ -152,6 +152,16 @@ impl CounterKind {
     pub fn counts_core_cycles(&self) -> bool {
         *self == CounterKind::PerfCycles
     }
+
+    /// The one name of this counter's unit, in the terminal, the charts and our pages.
+    pub fn unit(&self) -> String {
+        match self {
+            CounterKind::PerfCycles => "cycles".into(),
+            CounterKind::Tsc => "TSC cycles".into(),
+            CounterKind::Cntvct => "cntvct ticks".into(),
+            other => format!("{other} counts"),
+        }
+    }
 }
 
 wire_enum! {
@@ -699,6 +709,10 @@ pub struct BuildEntry {
     /// ICCS: the helper files (drng.c, auxfunc.c, …) linked into the library, and their origin.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub helpers: Vec<HelperFile>,
+    /// What the recorded KAT verdict was computed from (`kat::run::inputs`): input name →
+    /// value or digest. A verdict whose inputs differ from today's is stale and re-run.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub kat_inputs: BTreeMap<String, String>,
 }
 
 /// Where an ICCS helper file linked into a library came from.

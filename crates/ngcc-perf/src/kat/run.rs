@@ -8,8 +8,9 @@ use crate::dataset::schema::{BuildEntry, KatStatus};
 use crate::rundir::RunDir;
 use crate::sandbox::jail::ingest;
 use crate::sandbox::{self, Exit, Outcome, Spec};
-use crate::util::{atomic_write, sha256_file};
+use crate::util::{atomic_write, sha256_file, sha256_hex};
 use anyhow::Result;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -115,6 +116,109 @@ pub fn record_count(cand: &Candidate, inst: &Instance) -> u32 {
         Some(&n) => counts.iter().copied().max().unwrap_or(n),
         None => 10,
     }
+}
+
+/// Everything a KAT verdict depends on besides the candidate's own behaviour: the library,
+/// its flags and helper files, what is expected of it (the NIST digest, or this label's
+/// kat.sha256 lines), how the KAT is run and the tool. Values are short or digests, so two
+/// maps say by their differing keys why a verdict is stale.
+pub fn inputs(
+    cand: &Candidate,
+    inst: &Instance,
+    entry: &BuildEntry,
+    opts: &KatOptions,
+) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    let mut put = |k: &str, v: String| {
+        m.insert(k.to_string(), v);
+    };
+    put("tool", env!("CARGO_PKG_VERSION").to_string());
+    put(
+        "library",
+        entry.library_sha256.clone().unwrap_or_else(|| "-".into()),
+    );
+    put(
+        "flags",
+        format!(
+            "{} {}",
+            entry.flags,
+            entry.build_flags.as_deref().unwrap_or("")
+        ),
+    );
+    if !entry.helpers.is_empty() {
+        let list: Vec<String> = entry
+            .helpers
+            .iter()
+            .map(|h| format!("{} {}", h.name, h.sha256))
+            .collect();
+        put("helpers", sha256_hex(list.join("\n").as_bytes()));
+    }
+    put("quick", opts.quick.to_string());
+    match cand.api {
+        Api::Nist => {
+            put("rng", inst.kat_rng().to_string());
+            let given = inst.kat.as_ref().and_then(|k| k.sha256.clone());
+            put(
+                "expected",
+                given.map_or_else(|| manifest_lines(cand, inst), |d| d.to_ascii_lowercase()),
+            );
+        }
+        Api::Iccs => {
+            put("records", record_count(cand, inst).to_string());
+            put("expected", manifest_lines(cand, inst));
+        }
+    }
+    m
+}
+
+/// A digest of the kat.sha256 lines that apply to this instance ("missing", "unreadable").
+fn manifest_lines(cand: &Candidate, inst: &Instance) -> String {
+    let Ok(Ok(text)) = manifest_path(cand, inst).map(std::fs::read_to_string) else {
+        return "missing".into();
+    };
+    let Ok(man) = Manifest::parse(&text) else {
+        return "unreadable".into();
+    };
+    // This label's lines and the bare names (they apply to every label).
+    let prefix = format!("{}/", inst.label);
+    let mut lines: Vec<String> = man
+        .entries
+        .iter()
+        .filter(|e| e.name.starts_with(&prefix) || !e.name.contains('/'))
+        .map(|e| e.to_string())
+        .collect();
+    lines.sort();
+    sha256_hex(lines.join("\n").as_bytes())
+}
+
+/// Why a verdict computed from `was` does not stand for `now`: the inputs that changed, in
+/// words, or `None` when it stands.
+pub fn stale_because(
+    was: &BTreeMap<String, String>,
+    now: &BTreeMap<String, String>,
+) -> Option<String> {
+    if was.is_empty() {
+        return Some("no record of what the last verdict was computed from".into());
+    }
+    let changed: Vec<&str> = now
+        .keys()
+        .chain(was.keys())
+        .filter(|k| was.get(*k) != now.get(*k))
+        .map(|k| match k.as_str() {
+            "tool" => "the ngcc-perf version",
+            "library" => "the library",
+            "flags" => "the flags",
+            "helpers" => "the helper files",
+            "quick" => "--quick",
+            "rng" => "kat.rng",
+            "records" => "the record count",
+            "expected" => "the expected digests (kat.sha256)",
+            _ => "an input",
+        })
+        .collect();
+    let mut changed = changed;
+    changed.dedup();
+    (!changed.is_empty()).then(|| format!("{} changed", changed.join(", ")))
 }
 
 pub fn run_kat(
@@ -247,9 +351,19 @@ fn judge(
                 ));
             };
             let path = out_dir.join(name);
-            let got = sha256_file(&path)?;
+            let mut got = sha256_file(&path)?;
             let bytes = std::fs::metadata(&path)?.len();
-            let expected = inst.kat.as_ref().and_then(|k| k.sha256.clone());
+            let mut expected = inst.kat.as_ref().and_then(|k| k.sha256.clone());
+            // Without candidate.toml `kat.sha256`: the kat.sha256 manifest's line for this
+            // file (what `kat manifest` writes), compared in its mode.
+            if expected.is_none()
+                && let Ok(text) = std::fs::read_to_string(manifest_path(cand, inst)?)
+                && let Ok(m) = Manifest::parse(&text)
+                && let Some(e) = m.lookup(&inst.label, name)
+            {
+                got = digest(&String::from_utf8_lossy(&std::fs::read(&path)?), e.mode);
+                expected = Some(e.sha256.clone());
+            }
             lines.push((
                 run.rel(&path),
                 bytes,
@@ -261,7 +375,7 @@ fn judge(
             Ok(match expected {
                 None => Judged::new(
                     KatStatus::NoKat,
-                    Some("the manifest gives no kat.sha256".into()),
+                    Some("no expected digest (candidate.toml kat.sha256, or a kat.sha256 manifest line)".into()),
                     lines,
                 ),
                 Some(e) if e.eq_ignore_ascii_case(&got) => {

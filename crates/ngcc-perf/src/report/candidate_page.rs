@@ -42,19 +42,21 @@ pub fn render(v: &View, cand: &str) -> Result<Doc> {
             model::arch_label(v.arch())
         ),
     );
-    d.para(
-        Inline::new()
-            .link(
-                format!("Performance {sys}"),
-                format!("../performance/summary_{sys}.md"),
-            )
-            .text(" › ")
-            .code(cand)
+    let mut nav = Inline::new()
+        .link(
+            format!("Performance {sys}"),
+            format!("../performance/summary_{sys}.md"),
+        )
+        .text(" › ")
+        .code(cand)
+        .text(" · ")
+        .link("method", format!("../performance/method_{sys}.md"));
+    if v.is_reference() {
+        nav = nav
             .text(" · ")
-            .link("method", format!("../performance/method_{sys}.md"))
-            .text(" · ")
-            .link("NICCS page", download.page_url.clone()),
-    );
+            .link("NICCS page", download.page_url.clone());
+    }
+    d.para(nav);
     d.para(format!(
         "Independent measurement following the structure of the NICCS {} self-assessment guide, §3.5 (1)–(7). Not a submitter self-assessment.",
         model::guide_name(v.arch())
@@ -106,6 +108,9 @@ pub fn render(v: &View, cand: &str) -> Result<Doc> {
         d.table(hash_table(&records, with_spread));
     } else {
         d.table(pk_table(&records, with_spread));
+    }
+    if with_spread {
+        d.para("Mean cycles are the counter's count per call (its unit: the counter row of section 2). Spread (CV) is the coefficient of variation of the per-trial means: their sample standard deviation divided by their mean; a few percent or less means the trials agree.");
     }
 
     // 5. Resources
@@ -206,12 +211,25 @@ fn environment<'r>(v: &View, records: impl Iterator<Item = &'r Record>, d: &mut 
 
 fn kat_section(v: &View, cand: &str, labels: &[String], d: &mut Doc) {
     d.heading(2, "3. Functional testing (KAT)");
-    d.para(
-        Inline::new()
-            .text("Each library was checked against the submitted KAT vectors (SHA-256 manifest ")
-            .code(format!("{cand}/kat.sha256"))
-            .text(" in the harness) before timing."),
-    );
+    if v.is_reference() {
+        d.para(
+            Inline::new()
+                .text(
+                    "Each library was checked against the submitted KAT vectors (SHA-256 manifest ",
+                )
+                .code(format!("{cand}/kat.sha256"))
+                .text(" in the harness) before timing."),
+        );
+    } else {
+        d.para(
+            Inline::new()
+                .text("Each library's KAT output was checked before timing against the expected SHA-256 digests given with the candidate (its ")
+                .code("kat.sha256")
+                .text(" manifest, or ")
+                .code("kat.sha256")
+                .text(" in candidate.toml for NIST-API code). PASS means the output reproduced those digests; NOKAT means none were given."),
+        );
+    }
     let mut t = Table::new(["instance", "build flags", "KAT"]);
     let mut footnotes: Vec<(String, bool)> = Vec::new();
     for label in labels {
@@ -459,14 +477,17 @@ fn sizes_section(v: &View, cand: &str, labels: &[String], d: &mut Doc) -> Result
     match v.category(cand).as_str() {
         "kex" => kex_sizes(v, cand, &timed, d)?,
         cat => {
-            d.para(
-                Inline::new()
-                    .text("External public-key, ciphertext and signature sizes follow the curated ")
-                    .code("performance/external_sizes.csv")
-                    .text(" catalog; secret-key and shared-secret lengths remain API figures. See ")
+            let mut text = Inline::new()
+                .text("External public-key, ciphertext and signature sizes follow the curated ")
+                .code("performance/external_sizes.csv")
+                .text(" catalog; secret-key and shared-secret lengths remain API figures.");
+            if v.is_reference() {
+                text = text
+                    .text(" See ")
                     .link("the size audit", "../performance/EXTERNAL_SIZE_AUDIT.md")
-                    .text(" for disagreements."),
-            );
+                    .text(" for disagreements.");
+            }
+            d.para(text);
             let mut t = if cat == "sign" {
                 Table::new(["instance", "public key", "secret key", "signature"])
             } else {

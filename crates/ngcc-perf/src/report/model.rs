@@ -282,6 +282,12 @@ impl<'a> View<'a> {
         })
     }
 
+    /// A dataset the reference harness published (no ngcc-perf fields): its pages keep the
+    /// reference's links into the harness repository; ours link only what exists.
+    pub fn is_reference(&self) -> bool {
+        !self.has_ngcc_fields()
+    }
+
     pub fn has_ngcc_fields(&self) -> bool {
         let c = &self.ds.campaign;
         c.tool.is_some()

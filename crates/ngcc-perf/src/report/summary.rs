@@ -59,18 +59,22 @@ fn number_word(n: u64) -> String {
 }
 
 /// The id and algorithm cells of a row.
-fn candidate_cells(cand: &str, sys: &str, algorithm: &str) -> [Cell; 2] {
+/// The specification PDF lives in the reference harness's repository: only reference
+/// datasets link it.
+fn candidate_cells(v: &View, cand: &str, algorithm: &str) -> [Cell; 2] {
+    let name = if v.is_reference() {
+        Inline::new().text(format!("{algorithm} ")).link(
+            "PDF",
+            format!("{HARNESS_URL}/blob/main/{cand}/{cand}-spec.pdf"),
+        )
+    } else {
+        Inline::new().text(algorithm)
+    };
     [
         Inline::new()
-            .link(cand, format!("../{cand}/perf_{sys}.md"))
+            .link(cand, format!("../{cand}/perf_{}.md", v.sys))
             .into(),
-        Inline::new()
-            .text(format!("{algorithm} "))
-            .link(
-                "PDF",
-                format!("{HARNESS_URL}/blob/main/{cand}/{cand}-spec.pdf"),
-            )
-            .into(),
+        name.into(),
     ]
 }
 
@@ -178,15 +182,30 @@ pub fn render(v: &View) -> Result<Doc> {
                 number_word(trials)
             )),
     );
-    bullets.push(
+    bullets.push(if v.is_reference() {
         Inline::new()
             .strong("Symmetric %")
             .text(" is the cycle share in ICCS placeholder hashes, excluding the DRNG and candidates' own hashes. ")
             .code("(??%)")
             .text(" means no ICCS-facing backend was measured. See the ")
             .link("symmetric survey", "symmetric-survey.md")
-            .text("."),
-    );
+            .text(".")
+    } else {
+        // Our profiles wrap the ICCS helpers for ICCS code and PQClean's FIPS 202, SHA-2 and
+        // AES functions for NIST-API code (profile/symbols.rs).
+        let mut t = Inline::new()
+            .strong("Symmetric %")
+            .text(" is the cycle share in the wrapped hash functions: the ICCS helpers (sm3hash, pseudohash, pseudoXOF) for ICCS-API code; the FIPS 202 (Keccak/SHAKE), SHA-2 and AES functions for NIST/PQClean-API code. The DRNG and randombytes are excluded, and so are an ICCS candidate's own hashes. ")
+            .code("(??%)")
+            .text(" means no hash function was profiled.");
+        if v.cat.survey.is_some() {
+            t = t
+                .text(" See the ")
+                .link("symmetric survey", "symmetric-survey.md")
+                .text(".");
+        }
+        t
+    });
     bullets.push(
         Inline::new()
             .text("Each instance links to its ")
@@ -215,13 +234,16 @@ pub fn render(v: &View) -> Result<Doc> {
             .code("≈")
             .text(" marks a nominal variable-length signature; other variable signatures use their maximum."),
     );
-    bullets.push(
-        Inline::new()
-            .strong("KEX bandwidth")
-            .text(" counts protocol messages plus required public keys once. KEM public-key size is listed separately from ciphertext size. Certificates and transport framing are excluded; see the ")
+    let kex = Inline::new()
+        .strong("KEX bandwidth")
+        .text(" counts protocol messages plus required public keys once. KEM public-key size is listed separately from ciphertext size. Certificates and transport framing are excluded");
+    bullets.push(if v.is_reference() {
+        kex.text("; see the ")
             .link("size audit", "EXTERNAL_SIZE_AUDIT.md")
-            .text(" for discrepancies and AFS-KEX's API mapping."),
-    );
+            .text(" for discrepancies and AFS-KEX's API mapping.")
+    } else {
+        kex.text(".")
+    });
     if has_baseline {
         bullets.push(
             Inline::new()
@@ -353,7 +375,7 @@ fn pk_rows(v: &View, cat: &Category, candidates: &[String]) -> Result<Vec<Vec<Ce
                 continue;
             }
             let unavailable = zero && !iccs_backend;
-            let mut row: Vec<Cell> = candidate_cells(cand, v.sys, &algorithm).into();
+            let mut row: Vec<Cell> = candidate_cells(v, cand, &algorithm).into();
             row.push(instance_cell(v, cand, &label));
             for op in cat.ops {
                 let rec = record(v, cand, &label, op).map(|r| &r.record);
@@ -532,7 +554,7 @@ fn digest_bits(v: &View, cand: &str, label: &str) -> Option<u64> {
 }
 
 fn hash_row(v: &View, cand: &str, label: &str, algorithm: &str, has_baseline: bool) -> Vec<Cell> {
-    let mut row: Vec<Cell> = candidate_cells(cand, v.sys, algorithm).into();
+    let mut row: Vec<Cell> = candidate_cells(v, cand, algorithm).into();
     row.push(instance_cell(v, cand, label));
     let bits = digest_bits(v, cand, label);
     for size in HASH_SIZES {

@@ -191,7 +191,7 @@ fn baseline_times_the_helpers_and_the_summary_shows_ratios() {
 }
 
 /// The official ICCS API folder of the NGCC Round-1 corpus (`NGCC_R1_CORPUS`, else
-/// `shared/ngcc-r1` beside the checkout), or None with a SKIPPED line.
+/// `shared/ngcc-r1` beside the checkout); missing, see `common::not_available`.
 fn official_api() -> Option<PathBuf> {
     let corpus = std::env::var_os("NGCC_R1_CORPUS")
         .map(PathBuf::from)
@@ -200,7 +200,10 @@ fn official_api() -> Option<PathBuf> {
     if api.join("auxfunc.c").is_file() {
         Some(api)
     } else {
-        eprintln!("SKIPPED: no official ICCS API at {}", api.display());
+        not_available(
+            "NGCC_REQUIRE_CORPUS",
+            &format!("no official ICCS API at {}", api.display()),
+        );
         None
     }
 }

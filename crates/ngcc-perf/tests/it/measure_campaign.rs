@@ -166,10 +166,10 @@ fn toy_kem_is_measured_and_every_figure_recomputes() {
 }
 
 #[test]
-fn measuring_refuses_an_unfixed_host_unless_allowed() {
+fn on_an_unfixed_host_only_measuring_is_refused_unless_allowed() {
     let check = bin().args(["check"]).output().unwrap();
     if check.status.success() {
-        eprintln!("SKIPPED: this host is fixed; nothing to refuse");
+        eprintln!("SKIPPED: this host is fixed; the test is about unfixed hosts (see its name)");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -14,7 +14,7 @@ struct Copy {
 }
 
 /// The fixture in a temporary folder, with every page rendered into `pages/` and the
-/// reference's own candidate pages on top; None (SKIPPED) without the fixture.
+/// reference's own candidate pages on top; without the fixture, see `common::not_available`.
 fn fixture_copy() -> Option<Copy> {
     let fixture = fixture_dir()?;
     let tmp = tempfile::tempdir().unwrap();

@@ -213,13 +213,23 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         if entry.is_built() {
             built += 1;
             let log = run.kat_log(CANDIDATE, &s.inst.label);
-            if entry.kat == KatStatus::Pending || !log.is_file() {
+            let now = self_test_inputs(&entry, &auxfunc_sha);
+            let stale = crate::kat::run::stale_because(&entry.kat_inputs, &now);
+            if entry.kat == KatStatus::Pending || !log.is_file() || stale.is_some() {
+                if let Some(why) = stale.filter(|_| entry.kat != KatStatus::Pending) {
+                    eprintln!(
+                        "baseline {}: {} self-test is stale: {why}",
+                        s.key(),
+                        entry.kat
+                    );
+                }
                 let (status, text) =
                     self_test(run, &entry, helper, &source, &auxfunc_sha, settings)?;
                 atomic_write(&log, text.as_bytes())?;
                 entry.kat = status;
                 entry.kat_log = Some(run.rel(&log));
                 entry.kat_log_sha256 = Some(sha256_file(&log)?);
+                entry.kat_inputs = now;
             }
             passed += usize::from(entry.kat == KatStatus::Pass);
         }
@@ -261,6 +271,29 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     };
     super::calibrate::run(&ctx, &todo)?;
     super::measure::run(&ctx, &todo)
+}
+
+/// What a helper's self-test verdict depends on (keys as in `kat::run::inputs`).
+fn self_test_inputs(
+    entry: &BuildEntry,
+    auxfunc_sha: &str,
+) -> std::collections::BTreeMap<String, String> {
+    [
+        ("tool", env!("CARGO_PKG_VERSION").to_string()),
+        ("library", entry.library_sha256.clone().unwrap_or_default()),
+        (
+            "flags",
+            format!(
+                "{} {}",
+                entry.flags,
+                entry.build_flags.as_deref().unwrap_or("")
+            ),
+        ),
+        ("helpers", auxfunc_sha.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
 }
 
 /// The host-state keys that must not differ from the candidates' records (reference §1.13).

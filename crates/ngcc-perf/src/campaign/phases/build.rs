@@ -24,9 +24,10 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
             .map(|s| {
                 progress.working_on(&s.key());
                 let t = Instant::now();
+                let had = state.get(&s.key()).is_some_and(|e| e.is_built());
                 let (entry, worked) = build_with_fallback(run, &state, &s.cand, &s.inst)?;
                 state.put(&entry)?;
-                progress.done(&build_line(s, &entry, worked, t.elapsed()));
+                progress.done(&build_line(s, &entry, worked && had, worked, t.elapsed()));
                 Ok(worked)
             })
             .collect()
@@ -50,9 +51,13 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     Ok(())
 }
 
-fn build_line(s: &Selected, e: &BuildEntry, worked: bool, took: Duration) -> String {
+fn build_line(s: &Selected, e: &BuildEntry, again: bool, worked: bool, took: Duration) -> String {
     let what = match (e.is_built(), worked) {
         (true, false) => format!("cached ({})", e.flags),
+        (true, true) if again => format!(
+            "rebuilt with {} flags (its sources, headers, flags or compiler changed)",
+            e.flags
+        ),
         (true, true) => format!("built with {} flags", e.flags),
         (false, _) => format!(
             "{}: {}",

@@ -2,12 +2,13 @@
 //! builds and saves the operation's setup (key pairs, ciphertexts, signatures) once.
 
 use crate::campaign::context::{MeasureCtx, Target, exchange_calibration};
+use crate::campaign::fresh;
 use crate::campaign::measurable::{self, Measurable};
 use crate::child::protocol::Request;
 use crate::dataset::schema::{Calibration, ProcessStatus};
 use crate::sandbox::jail::ingest;
 use crate::util::progress::Progress;
-use crate::util::{tail, write_json};
+use crate::util::{read_json, tail, write_json};
 use anyhow::Result;
 
 /// Calibration of one op may take at most this long before it is killed.
@@ -37,8 +38,11 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
                 };
                 let key = t.key();
                 let path = run.calibration_path(t.cand(), t.label(), &key);
-                if path.is_file() {
-                    continue;
+                if let Ok(old) = read_json::<Calibration>(&path) {
+                    match fresh::calibration(&old, e) {
+                        None => continue,
+                        Some(why) => eprintln!("calibrate {} {key}: redone: {why}", s.key()),
+                    }
                 }
                 progress.working_on(&format!("{} {key}", s.key()));
                 let cal = calibrate_one(ctx, &t)?;

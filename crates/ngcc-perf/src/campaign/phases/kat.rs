@@ -3,10 +3,12 @@
 
 use super::build::fallback;
 use super::pool;
+use crate::build::build_instance;
 use crate::build::flags::FlagSet;
 use crate::campaign::{Selected, Settings};
+use crate::candidate::Api;
 use crate::dataset::schema::{BuildEntry, KatStatus};
-use crate::kat::run::{KatOptions, run_kat};
+use crate::kat::run::{KatOptions, inputs, manifest_path, run_kat, stale_because};
 use crate::rundir::{BuildState, RunDir};
 use crate::util::progress::Progress;
 use crate::util::sha256_file;
@@ -16,17 +18,21 @@ use std::time::Instant;
 
 pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<()> {
     let state = BuildState::load(run)?;
-    let todo: Vec<&Selected> = selected
-        .iter()
-        .filter(|s| match state.get(&s.key()) {
-            Some(e) => {
-                e.is_built()
-                    && (e.kat == KatStatus::Pending
-                        || !run.kat_log(&s.cand.id, &s.inst.label).is_file())
-            }
-            None => false,
-        })
-        .collect();
+    let opts = settings.kat_options();
+    // (instance, why its KAT runs: None for a first KAT).
+    let mut todo: Vec<(&Selected, Option<String>)> = Vec::new();
+    for s in selected {
+        let Some(e) = state.get(&s.key()).filter(|e| e.is_built()) else {
+            continue;
+        };
+        if e.kat == KatStatus::Pending || !run.kat_log(&s.cand.id, &s.inst.label).is_file() {
+            todo.push((s, None));
+        } else if let Some(why) = stale_because(&e.kat_inputs, &inputs(&s.cand, &s.inst, &e, &opts))
+        {
+            eprintln!("kat {}: {} verdict is stale: {why}", s.key(), e.kat);
+            todo.push((s, Some(why)));
+        }
+    }
     let missing = selected
         .iter()
         .filter(|s| state.get(&s.key()).is_none())
@@ -34,14 +40,17 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     if missing > 0 {
         eprintln!("kat: {missing} selected instances were never built (run the build phase first)");
     }
-    let opts = settings.kat_options();
+    let stale = todo.iter().filter(|t| t.1.is_some()).count();
+    if stale > 0 {
+        eprintln!("kat: {stale} stale verdicts to re-run");
+    }
     let progress = Progress::new("kat", todo.len() as u64);
     let results: Vec<Result<()>> = pool(settings)?.install(|| {
         todo.par_iter()
-            .map(|s| {
+            .map(|(s, stale)| {
                 progress.working_on(&s.key());
                 let t = Instant::now();
-                let entry = kat_with_fallback(run, &state, s, &opts)?;
+                let entry = kat_with_fallback(run, &state, s, &opts, stale.is_some())?;
                 let detail = entry
                     .kat_detail
                     .as_deref()
@@ -54,6 +63,11 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
                     entry.flags,
                     t.elapsed().as_secs_f64()
                 ));
+                if entry.kat == KatStatus::NoKat
+                    && let Some(hint) = nokat_hint(run, s)
+                {
+                    eprintln!("{hint}");
+                }
                 Ok(())
             })
             .collect()
@@ -75,16 +89,30 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
 }
 
 /// KAT with the current build; on anything but PASS or TIMEOUT with guide flags, rebuild this
-/// instance alone with the harness defaults and try again (reference §1.6).
+/// instance alone with the harness defaults and try again (reference §1.6). A stale verdict
+/// of a harness-default fallback whose guide attempt failed its KAT (not its build) first
+/// tries the guide flags again: what that attempt was judged against may have changed.
 fn kat_with_fallback(
     run: &RunDir,
     state: &BuildState,
     s: &Selected,
     opts: &KatOptions,
+    stale: bool,
 ) -> Result<BuildEntry> {
     let mut entry = state.get(&s.key()).expect("selected entries exist");
+    let guide_kat_failed = entry.flags == FlagSet::HarnessDefault.name()
+        && entry
+            .guide_result
+            .as_ref()
+            .is_some_and(|g| !matches!(g, KatStatus::BuildFail | KatStatus::Timeout));
+    if stale && guide_kat_failed {
+        let (guide, _) = build_instance(run, &s.cand, &s.inst, FlagSet::Guide, None)?;
+        if guide.is_built() {
+            entry = guide;
+        }
+    }
     let verdict = run_kat(run, &s.cand, &s.inst, &entry, opts)?;
-    record_verdict(run, &mut entry, &verdict)?;
+    record_verdict(run, s, opts, &mut entry, &verdict)?;
     state.put(&entry)?;
     // A timeout is not a flag problem: the fallback would only wait as long again.
     if matches!(entry.kat, KatStatus::Pass | KatStatus::Timeout)
@@ -95,7 +123,7 @@ fn kat_with_fallback(
     let (mut fb, _) = fallback(run, &s.cand, &s.inst, &entry, entry.kat.clone())?;
     if fb.is_built() {
         let verdict = run_kat(run, &s.cand, &s.inst, &fb, opts)?;
-        record_verdict(run, &mut fb, &verdict)?;
+        record_verdict(run, s, opts, &mut fb, &verdict)?;
     } else {
         fb.kat = KatStatus::BuildFail;
     }
@@ -105,6 +133,8 @@ fn kat_with_fallback(
 
 fn record_verdict(
     run: &RunDir,
+    s: &Selected,
+    opts: &KatOptions,
     entry: &mut BuildEntry,
     v: &crate::kat::run::Verdict,
 ) -> Result<()> {
@@ -116,5 +146,43 @@ fn record_verdict(
     let log = run.kat_log(&entry.candidate, &entry.label);
     entry.kat_log = Some(run.rel(&log));
     entry.kat_log_sha256 = Some(sha256_file(&log)?);
+    entry.kat_inputs = inputs(&s.cand, &s.inst, entry, opts);
     Ok(())
+}
+
+/// After a NOKAT: the digests this run's KAT output has and how to make them the expected
+/// ones (a later PASS then means "reproduces these digests", nothing more).
+fn nokat_hint(run: &RunDir, s: &Selected) -> Option<String> {
+    let manifest = crate::kat::manifest_of(&run.katgen_dir(&s.cand.id, "")).ok()?;
+    let prefix = format!("{}/", s.inst.label);
+    let lines: Vec<String> = manifest
+        .entries
+        .iter()
+        .filter(|e| e.name.starts_with(&prefix))
+        .map(|e| format!("    {e}"))
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let target = manifest_path(&s.cand, &s.inst).ok()?;
+    let mut hint = format!(
+        "  this run's KAT output digests:\n{}\n  to expect them (every instance of {}), write the manifest:\n    ngcc-perf kat manifest {} --cand {} --out {}",
+        lines.join("\n"),
+        s.cand.id,
+        run.root.display(),
+        s.cand.id,
+        target.display()
+    );
+    if s.cand.api == Api::Nist {
+        let dir = run.katgen_dir(&s.cand.id, &s.inst.label);
+        if let Some(file) = std::fs::read_dir(&dir).ok()?.filter_map(|e| e.ok()).next()
+            && let Ok(sha) = sha256_file(&file.path())
+        {
+            hint.push_str(&format!(
+                "\n  or give the file's sha256 in candidate.toml, instance {:?}: [instances.kat] sha256 = \"{sha}\"",
+                s.inst.label
+            ));
+        }
+    }
+    Some(hint)
 }

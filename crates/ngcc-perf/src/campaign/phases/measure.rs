@@ -3,6 +3,7 @@
 
 use crate::campaign::Selected;
 use crate::campaign::context::{MeasureCtx, Target, exchange_calibration};
+use crate::campaign::fresh;
 use crate::campaign::measurable::{self, Measurable, OpSpec};
 use crate::campaign::phases::calibrate::SETUP_CAP;
 use crate::child::protocol::{Expect, Request, VerifyOutput};
@@ -66,9 +67,7 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
         let exchange = exchange_calibration(run, s);
         for op in measurable::operations(s.cand.kind, exchange.as_ref()) {
             let key = op.key();
-            if run.record_path(&s.cand.id, &s.inst.label, &key).is_file() {
-                continue;
-            }
+            let record_path = run.record_path(&s.cand.id, &s.inst.label, &key);
             let Ok(cal) =
                 read_json::<Calibration>(&run.calibration_path(&s.cand.id, &s.inst.label, &key))
             else {
@@ -77,6 +76,16 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
             let iter_cost = (s.cand.kind == crate::candidate::Kind::Kex && op.op != Op::Exchange)
                 .then(|| exchange.as_ref().map_or(cal.t1_s, |x| x.t1_s));
             let plan = plan::plan(&ctx.planning, cal.t1_s, cal.trial_fixed_s(), iter_cost);
+            if record_path.is_file() {
+                let why = match read_json::<Record>(&record_path) {
+                    Ok(old) => fresh::record(&old, e, &plan),
+                    Err(_) => Some("the record does not parse".into()),
+                };
+                match why {
+                    None => continue,
+                    Some(why) => eprintln!("measure {} {key}: redone: {why}", s.key()),
+                }
+            }
             planned.push(Planned {
                 sel: s,
                 entry: e,
@@ -111,14 +120,7 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
         left -= p.plan.estimated_s;
         let value = match &record.stats {
             Some(st) => match st.mean_cycles {
-                Some(c) => format!(
-                    "{c:.0} {}",
-                    if ctx.host.counter.counts_core_cycles() {
-                        "cycles"
-                    } else {
-                        "ticks"
-                    }
-                ),
+                Some(c) => format!("{c:.0} {}", ctx.host.counter.unit()),
                 None => format!("{:.6}s", st.mean_seconds),
             },
             None => "no trials".into(),

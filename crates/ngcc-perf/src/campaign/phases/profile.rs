@@ -7,7 +7,7 @@
 
 use crate::campaign::context::{MeasureCtx, Target};
 use crate::campaign::measurable::{self, OpSpec};
-use crate::campaign::{Phase, Selected, Settings};
+use crate::campaign::{Phase, Selected, Settings, fresh};
 use crate::candidate::Kind;
 use crate::child::protocol::{ProfileOutput, Request};
 use crate::dataset::schema::{
@@ -73,8 +73,18 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         let pending: Vec<OpSpec> = profile_ops(s.cand.kind)
             .into_iter()
             .filter(|o| {
-                !run.profile_path(&s.cand.id, &s.inst.label, &o.key())
-                    .is_file()
+                let path = run.profile_path(&s.cand.id, &s.inst.label, &o.key());
+                if !path.is_file() {
+                    return true;
+                }
+                let why = match read_json::<Profile>(&path) {
+                    Ok(old) => fresh::profile(&old, &e),
+                    Err(_) => Some("the profile does not parse".into()),
+                };
+                if let Some(why) = &why {
+                    eprintln!("profile {} {}: redone: {why}", s.key(), o.key());
+                }
+                why.is_some()
             })
             .collect();
         if !pending.is_empty() {

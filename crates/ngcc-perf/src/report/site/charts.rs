@@ -282,7 +282,10 @@ pub fn log_scatter(c: &Scatter) -> Option<String> {
         }
     }
     let (legend_svg, legend_end) = legend(&items, LEGEND_Y);
-    let y0 = legend_end + 18.0;
+    // The y-axis title sits in its own row between the legend and the plot: rotated beside
+    // the plot, a long title ran over the legend.
+    let y_title = legend_end + 22.0;
+    let y0 = y_title + 14.0;
     let (x0, x1, y1) = (90.0, WIDTH - 40.0, y0 + 414.0);
     let height = y1 + 50.0;
     let mut out = String::new();
@@ -331,8 +334,7 @@ pub fn log_scatter(c: &Scatter) -> Option<String> {
     axis_title(&mut out, c.x_axis, (x0 + x1) / 2.0, height - 12.0);
     let _ = writeln!(
         out,
-        "<text class=\"axis\" transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
-        (y0 + y1) / 2.0,
+        "<text class=\"axis\" x=\"8\" y=\"{y_title:.1}\">↑ {}</text>",
         esc(c.y_axis)
     );
     out.push_str("</svg>\n");
@@ -655,6 +657,49 @@ mod tests {
             })
             .is_none()
         );
+    }
+
+    #[test]
+    fn the_y_axis_title_has_its_own_row_under_the_legend() {
+        let points: Vec<Point> = (0..12)
+            .map(|i| Point {
+                label: format!("p{i}"),
+                series: format!("a long series name {i}"),
+                x: 10f64.powi(i + 1),
+                y: 10f64.powi(i + 2),
+                text: String::new(),
+            })
+            .collect();
+        let svg = log_scatter(&Scatter {
+            title: "t",
+            x_axis: "x",
+            y_axis: "mean cycles per call, a long axis title that once ran over the legend",
+            points: &points,
+            x_tick: &|v| format!("{v}"),
+            y_tick: &|v| format!("{v}"),
+        })
+        .unwrap();
+        let y_of = |line: &str| -> f64 {
+            let rest = &line[line.rfind(" y=\"").unwrap() + 4..];
+            rest[..rest.find('"').unwrap()].parse().unwrap()
+        };
+        let last_legend = svg
+            .lines()
+            .filter(|l| l.contains("class=\"legend\""))
+            .map(y_of)
+            .fold(0.0, f64::max);
+        let title = svg.lines().find(|l| l.contains("long axis title")).unwrap();
+        assert!(!title.contains("rotate"), "{title}");
+        let first_grid = svg
+            .lines()
+            .filter(|l| l.contains("class=\"grid\"") && l.contains("x1=\"90\""))
+            .map(|l| {
+                let rest = &l[l.find(" y1=\"").unwrap() + 5..];
+                rest[..rest.find('"').unwrap()].parse::<f64>().unwrap()
+            })
+            .fold(f64::INFINITY, f64::min);
+        assert!(y_of(title) > last_legend + 12.0, "{svg}");
+        assert!(y_of(title) < first_grid, "{svg}");
     }
 
     #[test]

@@ -106,12 +106,7 @@ impl Metric {
 
 /// The unit word of a counter.
 pub fn unit(counter: &CounterKind) -> String {
-    match counter {
-        CounterKind::PerfCycles => "cycles".into(),
-        CounterKind::Tsc => "TSC cycles".into(),
-        CounterKind::Cntvct => "cntvct ticks".into(),
-        other => format!("{other} counts"),
-    }
+    counter.unit()
 }
 
 #[cfg(test)]

@@ -123,29 +123,37 @@ pub fn fixture_path() -> PathBuf {
         .unwrap_or_else(|| manifest_dir().join("../../../shared/fixtures/anchor-arm_1"))
 }
 
-/// The reference dataset, or None (and a SKIPPED line) when it is not there.
+/// A test's missing prerequisite: fails the test unless `var=0` says the prerequisite is not
+/// required on this machine; then a `SKIPPED` line names what did not run and why, and the
+/// caller returns. A test never prints ok for work it did not do unless told so explicitly.
+/// CI sets every `NGCC_REQUIRE_*` to 1.
+pub fn not_available(var: &str, what: &str) {
+    let optional = std::env::var(var).is_ok_and(|v| v == "0");
+    assert!(
+        optional,
+        "{what} (this test needs it; set {var}=0 to let it skip where it is not required)"
+    );
+    eprintln!("SKIPPED ({var}=0): {what}");
+}
+
+/// The reference dataset; missing, see [`not_available`] (`NGCC_REQUIRE_FIXTURE`).
 pub fn fixture_dir() -> Option<PathBuf> {
     let dir = fixture_path();
     if dir.join("campaign.json").is_file() {
-        Some(dir)
-    } else {
-        // CI sets this: the conformance tests must run there, never skip.
-        assert!(
-            std::env::var_os("NGCC_REQUIRE_FIXTURE").is_none(),
-            "NGCC_REQUIRE_FIXTURE is set but the reference fixture is not at {} (set NGCC_ANCHOR_FIXTURES)",
-            dir.display()
-        );
-        eprintln!(
-            "SKIPPED: reference fixture not found at {} (set NGCC_ANCHOR_FIXTURES)",
-            dir.display()
-        );
-        None
+        return Some(dir);
     }
+    not_available(
+        "NGCC_REQUIRE_FIXTURE",
+        &format!(
+            "the reference fixture is not at {} (set NGCC_ANCHOR_FIXTURES)",
+            dir.display()
+        ),
+    );
+    None
 }
 
-/// The NGCC Round-1 corpus (`NGCC_R1_CORPUS`, else `shared/ngcc-r1` beside the checkout).
-/// Missing, it fails the test unless `NGCC_REQUIRE_CORPUS=0` says it is not required here
-/// (then None and a SKIPPED line); CI sets `NGCC_REQUIRE_CORPUS=1`.
+/// The NGCC Round-1 corpus (`NGCC_R1_CORPUS`, else `shared/ngcc-r1` beside the checkout);
+/// missing, see [`not_available`] (`NGCC_REQUIRE_CORPUS`).
 pub fn corpus_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("NGCC_R1_CORPUS")
         .map(PathBuf::from)
@@ -153,15 +161,12 @@ pub fn corpus_dir() -> Option<PathBuf> {
     if dir.join("packages").is_dir() && dir.join("harness").is_dir() {
         return Some(dir);
     }
-    let required = std::env::var("NGCC_REQUIRE_CORPUS").map_or(true, |v| v != "0");
-    assert!(
-        !required,
-        "the NGCC corpus is not at {} (set NGCC_R1_CORPUS, or NGCC_REQUIRE_CORPUS=0 where it is not required)",
-        dir.display()
-    );
-    eprintln!(
-        "SKIPPED: NGCC corpus not found at {} and NGCC_REQUIRE_CORPUS=0",
-        dir.display()
+    not_available(
+        "NGCC_REQUIRE_CORPUS",
+        &format!(
+            "the NGCC corpus is not at {} (set NGCC_R1_CORPUS)",
+            dir.display()
+        ),
     );
     None
 }
@@ -175,15 +180,19 @@ pub const CORPUS: &[(&str, &str, usize)] = &[
     ("sign-18", "Origami", 4),
 ];
 
-/// The fetched PQClean tree, or None (and a SKIPPED line, once) when cargo cannot fetch it.
+/// The fetched PQClean tree; when cargo cannot fetch it, see [`not_available`]
+/// (`NGCC_REQUIRE_PQCLEAN`).
 pub fn pqclean() -> Option<PathBuf> {
     static TREE: OnceLock<Option<PathBuf>> = OnceLock::new();
     TREE.get_or_init(|| {
         let out = bin().args(["samples", "pqclean"]).output().ok()?;
         if !out.status.success() {
-            eprintln!(
-                "SKIPPED: PQClean sources unavailable: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
+            not_available(
+                "NGCC_REQUIRE_PQCLEAN",
+                &format!(
+                    "PQClean sources unavailable: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
             );
             return None;
         }
