@@ -72,7 +72,8 @@ pub fn plan(p: &Planning, t1: f64, setup: f64, iter_cost: Option<f64>) -> Plan {
         .max(min_per_trial)
         .max(for_share)
         .min(p.max_iters_per_trial);
-    if (trials_max * iters) as f64 * t > p.op_budget_s {
+    let budget_cut = (trials_max * iters) as f64 * t > p.op_budget_s;
+    if budget_cut {
         iters = ((p.op_budget_s / (trials_max as f64 * t)).floor() as u64).max(1);
     }
 
@@ -83,8 +84,10 @@ pub fn plan(p: &Planning, t1: f64, setup: f64, iter_cost: Option<f64>) -> Plan {
     };
 
     // Ours: when the budget leaves a process too little timed work for the share, the trials
-    // share one process (the fixed cost is paid once).
-    let share_missed = share > 0.0 && (iters as f64) * t < timed_for_share(share, fixed);
+    // share one process (the fixed cost is paid once). The iteration cap alone does not: a
+    // nanosecond operation keeps its fresh processes at a lower timed share.
+    let share_missed =
+        share > 0.0 && budget_cut && (iters as f64) * t < timed_for_share(share, fixed);
     let separate_processes = setup < p.separate_process_setup_s && !share_missed;
     let procs = if separate_processes { trials } else { 1 };
     let estimated_s = (trials * iters) as f64 * t + procs as f64 * (warmups as f64 * t + setup);

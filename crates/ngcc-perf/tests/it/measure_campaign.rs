@@ -17,8 +17,10 @@ fn toy_campaign(run: &std::path::Path, phases: &str, extra: &[&str]) -> std::pro
         "toy-ok",
         "--trial-target",
         "0.02",
+        // Room for the timed-share rule's longer trials even when a loaded host makes the
+        // fixed cost large (else the plan puts the five trials in one process).
         "--op-budget",
-        "10",
+        "60",
     ];
     args.extend_from_slice(extra);
     campaign(phases, &cands, run, &args)

@@ -664,6 +664,9 @@ fn requires_slurm_array_campaign_merges_like_one_run_and_resumes_a_cancelled_tas
         .collect();
     assert_eq!(replayed, original);
     c.ended_utc = merged.ended_utc.clone();
+    // The noise figure is sampled by the shards' measure phases; the replay measured nothing.
+    assert!(c.noise.is_none() && merged.noise.is_some());
+    c.noise = merged.noise.clone();
     write_json(&single.join("campaign.json"), &c).unwrap();
     // Assembled by hand (files copied in, campaign.json edited), the single run is not what
     // ngcc-perf wrote, so its journal cannot vouch for it: it is published without one. The
