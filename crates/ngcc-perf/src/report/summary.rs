@@ -402,6 +402,22 @@ fn pk_rows(v: &View, cat: &Category, candidates: &[String]) -> Result<Vec<Vec<Ce
 fn size_cells(v: &View, prefix: &str, cand: &str, label: &str) -> Result<Vec<Cell>> {
     let opt = |n: Option<u64>| n.map(|n| n.to_string()).unwrap_or_else(|| DASH.into());
     let num = |text: String, n: Option<u64>| Cell::num(text, n.map(|n| n as f64));
+    // An instance that passed its KAT but was never timed (e.g. `--only` chose others) has
+    // no sizes in our catalog: dashes, not an error. A timed one must have its row.
+    let timed =
+        v.ds.records
+            .iter()
+            .any(|r| r.record.candidate == cand && r.record.label == label);
+    if !timed {
+        let n = if prefix == "kex" { 1 } else { 2 };
+        let missing = match prefix {
+            "kex" => v.cat.kex_bandwidth(cand, label).is_err(),
+            _ => v.cat.external_size(cand, label).is_err(),
+        };
+        if missing {
+            return Ok(vec![Cell::new(DASH); n]);
+        }
+    }
     Ok(match prefix {
         "kex" => {
             let total = v.cat.kex_bandwidth(cand, label)?.total();
