@@ -311,22 +311,27 @@ fn step_trial(
     }
     // Each step has its own bracket (clock read, counter start, step, counter stop, clock
     // read: `Kex::run`); on a VM the bracket can cost more than a short step (init_a: 126 ns
-    // timed next to 131 ticks, 54 ns at 2.445 GHz). The same bracket around nothing is
-    // subtracted from both, per step, so seconds and ticks cover the step alone.
+    // timed next to 131 ticks, 54 ns at 2.445 GHz). The cheapest of many brackets around
+    // nothing is subtracted from both, per step: its fixed cost. Subtracting the mean instead
+    // took a step of a few ticks to zero on a host whose bracket is noisy, and a record
+    // with a zero-tick trial loses its counter.
     let (empty_ns, empty_ticks) = empty_bracket(counter, iters.clamp(1, 10_000));
-    let seconds = (ns as f64 - empty_ns * iters as f64).max(0.0) / 1e9;
-    let ticks = ticks.saturating_sub((empty_ticks * iters as f64).round() as u64);
+    let seconds = ns.saturating_sub(empty_ns * iters).max(1) as f64 / 1e9;
+    let ticks = match ticks {
+        0 => 0,
+        t => t.saturating_sub(empty_ticks * iters).max(1),
+    };
     Ok((seconds, ticks))
 }
 
-/// Mean ns and ticks of `n` step brackets around nothing.
-fn empty_bracket(counter: &mut Counter, n: u64) -> (f64, f64) {
-    let (mut ns, mut ticks) = (0u64, 0u64);
+/// The cheapest ns and ticks among `n` step brackets around nothing.
+fn empty_bracket(counter: &mut Counter, n: u64) -> (u64, u64) {
+    let (mut ns, mut ticks) = (u64::MAX, u64::MAX);
     for _ in 0..n {
         let t0 = monotonic_raw_ns();
         counter.start();
-        ticks += std::hint::black_box(counter.stop());
-        ns += monotonic_raw_ns() - t0;
+        ticks = ticks.min(std::hint::black_box(counter.stop()));
+        ns = ns.min(monotonic_raw_ns() - t0);
     }
-    (ns as f64 / n as f64, ticks as f64 / n as f64)
+    (ns, ticks)
 }
