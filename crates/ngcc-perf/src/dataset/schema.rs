@@ -570,6 +570,16 @@ pub struct NoiseCheck {
     pub spread: f64,
     /// Sample coefficient of variation of the samples' seconds.
     pub cv: f64,
+    /// Core cycles per counter tick, estimated at each point (`measure::core_clock`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub core_cycles_per_tick: Vec<f64>,
+}
+
+impl NoiseCheck {
+    /// The median core-cycles-per-tick estimate, if any was taken.
+    pub fn core_cycles_per_tick(&self) -> Option<f64> {
+        crate::measure::stats::median(&self.core_cycles_per_tick)
+    }
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]

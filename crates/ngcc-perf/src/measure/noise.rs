@@ -3,7 +3,7 @@
 //! measure phase. Its spread says how much the host itself moved during the run, which the
 //! per-record CVs cannot separate from the candidates.
 
-use crate::dataset::schema::{NoiseCheck, NoisePoint, NoiseSample};
+use crate::dataset::schema::{CounterKind, NoiseCheck, NoisePoint, NoiseSample};
 
 /// What the reference loop does (recorded with the samples).
 pub const REFERENCE_WORK: &str = "SM3 (ngcc-iccs, Rust) of a fixed 1 KiB message, 2000 times";
@@ -33,9 +33,13 @@ pub fn reference_loop(cpu: u32) -> f64 {
     .unwrap_or(f64::NAN)
 }
 
-/// Appends [`SAMPLES_PER_POINT`] samples at `at` and recomputes the figure.
-pub fn sample(check: &mut NoiseCheck, at: NoisePoint, cpu: u32) {
+/// Appends [`SAMPLES_PER_POINT`] samples at `at` and recomputes the figure; also one
+/// estimate of the core clock per tick of `counter`.
+pub fn sample(check: &mut NoiseCheck, at: NoisePoint, cpu: u32, counter: Option<CounterKind>) {
     check.work = REFERENCE_WORK.into();
+    if let Some(f) = crate::measure::core_clock::core_cycles_per_tick(cpu, counter) {
+        check.core_cycles_per_tick.push(f);
+    }
     for _ in 0..SAMPLES_PER_POINT {
         check.samples.push(NoiseSample {
             at: at.clone(),
@@ -76,7 +80,7 @@ mod tests {
         assert!((cv - 0.01 / 0.11).abs() < 1e-12);
         assert_eq!(figure(&v[..1]), (0.0, 0.0));
         let mut c = NoiseCheck::default();
-        sample(&mut c, NoisePoint::Start, 0);
+        sample(&mut c, NoisePoint::Start, 0, None);
         assert_eq!(c.samples.len(), SAMPLES_PER_POINT);
         assert!(c.samples.iter().all(|x| x.seconds > 0.0));
         assert_eq!((c.spread, c.cv), figure(&c.samples));

@@ -41,6 +41,8 @@ pub struct Comparison {
     /// Our counter(s) (`tsc`, `perf_cycles`, …) for the note.
     pub counters: Vec<CounterKind>,
     pub host_unfixed: bool,
+    /// Core cycles per tick of our counter, estimated during our run (`measure::core_clock`).
+    pub core_cycles_per_tick: Option<f64>,
     /// On the page, with no complete record of ours.
     pub not_measured: Vec<String>,
 }
@@ -112,8 +114,30 @@ pub fn compare(ds: &Dataset, page: &Page, time: bool) -> Comparison {
         rows,
         counters,
         host_unfixed,
+        core_cycles_per_tick: ds
+            .campaign
+            .noise
+            .as_ref()
+            .and_then(|n| n.core_cycles_per_tick()),
         not_measured,
     }
+}
+
+/// For a counter that is not core cycles: the ratios converted with the estimated core
+/// cycles per tick, as (factor, median, low, high).
+pub fn core_estimate(c: &Comparison) -> Option<(f64, f64, f64, f64)> {
+    if c.time || c.counters.iter().all(CounterKind::counts_core_cycles) {
+        return None;
+    }
+    let f = c.core_cycles_per_tick?;
+    let (m, lo, hi) = median_range(
+        c.rows
+            .iter()
+            .filter_map(|r| r.ratio)
+            .map(|r| r * f)
+            .collect(),
+    )?;
+    Some((f, m, lo, hi))
 }
 
 /// Median and range of a list, or None.
@@ -256,6 +280,15 @@ pub fn text(c: &Comparison, page_name: &str, ds_name: &str) -> String {
             );
         }
     }
+    if let Some((f, m, lo, hi)) = core_estimate(c) {
+        let _ = writeln!(
+            out,
+            "in estimated core cycles (ours × {f:.3}, the core cycles per tick a dependent-add chain took on our benchmark CPU during the run): ours/theirs median {} (range {}–{})",
+            format::ratio(m),
+            format::ratio(lo),
+            format::ratio(hi)
+        );
+    }
     if c.host_unfixed {
         let _ = writeln!(
             out,
@@ -297,5 +330,40 @@ mod tests {
         assert_eq!(format::points(Some(0.012)), "+1.2 pt");
         assert_eq!(format::points(Some(-0.004)), "−0.4 pt");
         assert_eq!(format::points(Some(-0.0001)), "0.0 pt");
+    }
+
+    #[test]
+    fn tsc_ratios_convert_with_the_estimated_core_clock() {
+        let row = |ratio: f64| Row {
+            label: "L".into(),
+            op_key: "enc".into(),
+            ours: Some(ratio),
+            theirs: Some(1.0),
+            ratio: Some(ratio),
+            hash: (None, None),
+            drng: (None, None),
+        };
+        let mut c = Comparison {
+            page: Page::default(),
+            time: false,
+            rows: vec![row(0.5), row(0.6), row(0.55)],
+            counters: vec![CounterKind::Tsc],
+            host_unfixed: true,
+            core_cycles_per_tick: Some(1.6),
+            not_measured: Vec::new(),
+        };
+        let (f, m, lo, hi) = core_estimate(&c).unwrap();
+        assert_eq!(f, 1.6);
+        assert!((m - 0.88).abs() < 1e-12 && (lo - 0.8).abs() < 1e-12 && (hi - 0.96).abs() < 1e-12);
+        assert!(text(&c, "p", "d").contains("in estimated core cycles (ours × 1.600"));
+        // Core cycles already, or seconds: nothing to convert.
+        c.counters = vec![CounterKind::PerfCycles];
+        assert_eq!(core_estimate(&c), None);
+        c.counters = vec![CounterKind::Tsc];
+        c.time = true;
+        assert_eq!(core_estimate(&c), None);
+        c.time = false;
+        c.core_cycles_per_tick = None;
+        assert_eq!(core_estimate(&c), None);
     }
 }

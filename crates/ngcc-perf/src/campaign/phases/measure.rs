@@ -148,7 +148,7 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
 fn noise_sample(ctx: &MeasureCtx, at: NoisePoint) -> Result<()> {
     let mut c = ctx.run.load_campaign()?;
     let check = c.noise.get_or_insert_with(NoiseCheck::default);
-    crate::measure::noise::sample(check, at, ctx.settings.cpu);
+    crate::measure::noise::sample(check, at, ctx.settings.cpu, c.counter.clone());
     eprintln!(
         "measure: noise check: reference loop spread {:.2} %, CV {:.2} % over {} samples",
         check.spread * 100.0,
