@@ -484,11 +484,7 @@ fn assemble(ctx: &MeasureCtx, planned: &Planned, m: Measured) -> Record {
         let ev = crosscheck::Evidence {
             counter: extra.counter.clone(),
             counter_hz: extra.counter_hz,
-            calibration_min_s: if cal.t1_min_s > 0.0 {
-                cal.t1_min_s
-            } else {
-                cal.t1_s
-            },
+            calibration_min_s: crosscheck::calibration_bound(cal),
         };
         let mut verdict = crosscheck::check(&processes, &ev, m.last_outputs);
         verdict.figures.verify_s = m.verify_s;
