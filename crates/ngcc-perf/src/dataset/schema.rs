@@ -575,13 +575,6 @@ pub struct NoiseCheck {
     pub core_cycles_per_tick: Vec<f64>,
 }
 
-impl NoiseCheck {
-    /// The median core-cycles-per-tick estimate, if any was taken.
-    pub fn core_cycles_per_tick(&self) -> Option<f64> {
-        crate::measure::stats::median(&self.core_cycles_per_tick)
-    }
-}
-
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct NoiseSample {
     pub at: NoisePoint,

@@ -5,7 +5,12 @@
 //! a 2.6 GHz TSC under a core boosting to ~4.3 GHz). An estimate, labelled as such.
 
 use super::counter::Counter;
-use crate::dataset::schema::CounterKind;
+use crate::dataset::schema::{CounterKind, NoiseCheck};
+
+/// The median of a run's estimates (`noise.core_cycles_per_tick`), if any was taken.
+pub fn run_estimate(noise: &NoiseCheck) -> Option<f64> {
+    super::stats::median(&noise.core_cycles_per_tick)
+}
 
 /// Iterations of four dependent adds: ~60 ms at 4 GHz.
 const CHAIN_ITERATIONS: u64 = 1 << 26;

@@ -118,7 +118,7 @@ pub fn compare(ds: &Dataset, page: &Page, time: bool) -> Comparison {
             .campaign
             .noise
             .as_ref()
-            .and_then(|n| n.core_cycles_per_tick()),
+            .and_then(crate::measure::core_clock::run_estimate),
         not_measured,
     }
 }
