@@ -7,7 +7,9 @@ use super::library::*;
 use super::protocol::{BenchRng, Expect, VerifyValue};
 use super::rng;
 use crate::candidate::{Api, Kind};
-use crate::dataset::schema::{CounterKind, KatRng, KatStatus, Op, TimingScope};
+use crate::dataset::schema::{
+    CounterKind, KatRng, KatStatus, META_SIGN_FAILURES_RETRIED, Op, TimingScope,
+};
 use crate::measure::counter::{Counter, monotonic_raw_ns};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -519,7 +521,7 @@ impl Operation for Sig {
 
     fn meta_counts(&self, c: &Core) -> Vec<(String, String)> {
         [
-            ("sign_failures_retried", self.sign_failures_retried),
+            (META_SIGN_FAILURES_RETRIED, self.sign_failures_retried),
             ("message_tweaks", c.facts.message_tweaks),
             ("setup_verify_failed", c.facts.setup_verify_failed),
             ("signature_length_excess", c.facts.signature_length_excess),

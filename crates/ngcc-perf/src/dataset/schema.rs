@@ -839,6 +839,20 @@ impl Trial {
     }
 }
 
+/// META key: failed signing attempts a SIG sign process retried (the reference's name).
+pub const META_SIGN_FAILURES_RETRIED: &str = "sign_failures_retried";
+
+impl Process {
+    /// A META count (written as a string or a number), if present and readable.
+    pub fn meta_count(&self, key: &str) -> Option<u64> {
+        match self.meta.get(key)? {
+            Value::String(s) => s.parse().ok(),
+            Value::Number(n) => n.as_u64(),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct Process {
     pub status: ProcessStatus,

@@ -4,7 +4,9 @@ use super::doc::{Cell, Doc, Inline, Table, code};
 use super::format::{self, DASH};
 use super::model::{self, HARNESS_URL, View, is_avx2};
 use crate::dataset::load::LoadedRecord;
-use crate::dataset::schema::{EnvField, KatStatus, Op, Record, RecordStatus};
+use crate::dataset::schema::{
+    EnvField, KatStatus, META_SIGN_FAILURES_RETRIED, Op, Record, RecordStatus,
+};
 use anyhow::Result;
 use serde_json::Value;
 
@@ -319,12 +321,7 @@ fn n_text(r: &Record) -> String {
     let retried: u64 = r
         .processes
         .iter()
-        .filter_map(|p| p.meta.get("sign_failures_retried"))
-        .filter_map(|v| match v {
-            Value::String(s) => s.parse::<u64>().ok(),
-            Value::Number(n) => n.as_u64(),
-            _ => None,
-        })
+        .filter_map(|p| p.meta_count(META_SIGN_FAILURES_RETRIED))
         .sum();
     if retried > 0 {
         text.push_str(&format!("; {retried} failed signing attempts retried"));
