@@ -18,13 +18,7 @@ const CHAIN_ITERATIONS: u64 = 1 << 26;
 /// Core cycles per tick of `kind` (or the best counter) on `cpu`, from one add chain; `None`
 /// without a counter or on an architecture we have no chain for.
 pub fn core_cycles_per_tick(cpu: u32, kind: Option<CounterKind>) -> Option<f64> {
-    std::thread::spawn(move || {
-        // SAFETY: a zeroed cpu_set_t with one bit set, for the calling thread (pid 0).
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(cpu as usize, &mut set);
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-        }
+    super::host::on_cpu(cpu, move || {
         let mut c = kind
             .as_ref()
             .and_then(Counter::open)
@@ -39,8 +33,6 @@ pub fn core_cycles_per_tick(cpu: u32, kind: Option<CounterKind>) -> Option<f64> 
         let ticks = c.stop();
         (ticks > 0).then(|| adds as f64 / ticks as f64)
     })
-    .join()
-    .ok()
     .flatten()
 }
 

@@ -92,7 +92,7 @@ pub fn pin_to_cpu(cpu: u32) -> anyhow::Result<()> {
 
 /// Runs `f` on a fresh thread pinned to `cpu`, leaving the caller's affinity untouched.
 /// `None` when the thread cannot be pinned (or `f` panicked).
-fn on_cpu<T: Send + 'static>(cpu: u32, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+pub fn on_cpu<T: Send + 'static>(cpu: u32, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
     std::thread::spawn(move || pin_to_cpu(cpu).ok().map(|()| f()))
         .join()
         .ok()
