@@ -162,7 +162,8 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
     }
     // An operation of seconds gets no batches (the plan keeps its cold call), but a warm
     // call or two still bound the cross-check: a cold call can hold one-time costs, or
-    // failed attempts retried (Origami-128 sign: 6.5 s with two retries, then 7 ms calls).
+    // failed attempts retried (Origami-128 sign: 6.5 s with one, on a core at half clock;
+    // then 7 ms calls).
     let mut slow_warm_s = Vec::new();
     if out.cold_s >= SLOW_CALL_S {
         for _ in 0..SLOW_WARM_CALLS {

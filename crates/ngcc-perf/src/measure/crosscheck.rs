@@ -26,7 +26,7 @@
 //!   trial gains a candidate nothing; the side is a sanity bound, not held when signing
 //!   attempts failed and were retried). Operations of seconds
 //!   have no batches; their calibration times one or two warm calls after the cold one for
-//!   this bound (Origami-128 sign: a 6.5 s cold call with two failed attempts retried, then
+//!   this bound (Origami-128 sign: a 6.5 s cold call, one failed attempt retried, then
 //!   7 ms calls; trials of 11 ms were flagged against the cold call).
 
 use crate::dataset::schema::{
