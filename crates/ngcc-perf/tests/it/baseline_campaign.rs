@@ -117,21 +117,8 @@ fn baseline_times_the_helpers_and_the_summary_shows_ratios() {
     let ds = dir.path().join("ds");
     let cat = dir.path().join("cat");
     let pages = dir.path().join("pages");
-    run_ok(&[
-        "publish",
-        "--run",
-        run.to_str().unwrap(),
-        "--system",
-        "test_1",
-        "--out",
-        ds.to_str().unwrap(),
-    ]);
-    run_ok(&[
-        "catalog",
-        ds.to_str().unwrap(),
-        "--out",
-        cat.to_str().unwrap(),
-    ]);
+    publish_ok(&run, "test_1", &ds);
+    catalog_ok(&ds, &cat);
     run_ok(&[
         "report",
         ds.to_str().unwrap(),

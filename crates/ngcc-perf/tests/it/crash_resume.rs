@@ -168,10 +168,7 @@ fn killed_campaigns_resume_without_losing_or_corrupting_anything() {
     let ds = dir.path().join("dataset");
     let cat = dir.path().join("catalog");
     let (ds_s, cat_s) = (ds.to_str().unwrap(), cat.to_str().unwrap());
-    let run_s = run.to_str().unwrap();
-    run_ok(&[
-        "publish", "--run", run_s, "--system", "zoo_1", "--out", ds_s,
-    ]);
+    publish_ok(&run, "zoo_1", &ds);
     run_ok(&["catalog", ds_s, "--out", cat_s, "--system", "zoo_1"]);
     let ok = run_ok(&["validate", ds_s, "--catalog", cat_s]);
     let text = String::from_utf8_lossy(&ok.stdout);

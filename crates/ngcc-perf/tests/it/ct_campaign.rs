@@ -108,17 +108,8 @@ fn the_ct_zoo_is_flagged_at_the_right_lines() {
     // Published and validated: every t recomputed; an edited t is named.
     let data = dir.join("d");
     let cat = dir.join("cat");
-    let d = data.to_str().unwrap();
-    run_ok(&[
-        "publish",
-        "--run",
-        run.to_str().unwrap(),
-        "--system",
-        "ct-test",
-        "--out",
-        d,
-    ]);
-    run_ok(&["catalog", d, "--out", cat.to_str().unwrap()]);
+    publish_ok(&run, "ct-test", &data);
+    catalog_ok(&data, &cat);
     let ok = validate(&data, &cat, None);
     assert!(ok.status.success(), "{}", text(&ok));
     assert!(

@@ -82,21 +82,8 @@ fn toy_kem_is_measured_and_every_figure_recomputes() {
     // Publish, catalog, validate.
     let ds = dir.path().join("ds");
     let cat = dir.path().join("cat");
-    run_ok(&[
-        "publish",
-        "--run",
-        run.to_str().unwrap(),
-        "--system",
-        "test_1",
-        "--out",
-        ds.to_str().unwrap(),
-    ]);
-    run_ok(&[
-        "catalog",
-        ds.to_str().unwrap(),
-        "--out",
-        cat.to_str().unwrap(),
-    ]);
+    publish_ok(&run, "test_1", &ds);
+    catalog_ok(&ds, &cat);
     let out = validate(&ds, &cat, None);
     assert!(out.status.success(), "{}", text(&out));
     assert!(

@@ -320,16 +320,8 @@ fn helpers_come_from_the_package_the_official_files_or_ours_and_records_and_page
             assert_eq!(rec.ngcc.unwrap().helpers, e.helpers);
             // Published and rendered: the candidate page names them.
             let ds = dir.path().join("ds");
-            run_ok(&[
-                "publish",
-                "--run",
-                s(&run),
-                "--system",
-                "vm_1",
-                "--out",
-                s(&ds),
-            ]);
-            run_ok(&["catalog", s(&ds), "--out", s(&ds.join("catalog"))]);
+            publish_ok(&run, "vm_1", &ds);
+            catalog_ok(&ds, &ds.join("catalog"));
             let pages = dir.path().join("pages");
             let o = report(&ds, &pages, &[]);
             assert!(o.status.success(), "{}", text(&o));

@@ -212,19 +212,10 @@ fn the_readme_section_reaches_kat_pass_a_page_and_a_site_for_both_api_flavours()
         ],
     );
     let (data2, catalog) = (dir.join("dataset2"), dir.join("catalog"));
-    let sh = |p: &Path| p.to_str().unwrap().to_string();
-    run_ok(&[
-        "publish",
-        "--run",
-        &sh(&run2),
-        "--system",
-        "other",
-        "--out",
-        &sh(&data2),
-    ]);
+    publish_ok(&run2, "other", &data2);
     let before = std::fs::read_to_string(catalog.join("downloads.csv")).unwrap();
-    run_ok(&["catalog", &sh(&data2), "--out", &sh(&catalog)]);
-    run_ok(&["catalog", &sh(&data2), "--out", &sh(&catalog)]);
+    catalog_ok(&data2, &catalog);
+    catalog_ok(&data2, &catalog);
     assert_eq!(
         std::fs::read_to_string(catalog.join("downloads.csv")).unwrap(),
         before,

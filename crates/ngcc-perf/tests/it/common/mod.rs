@@ -67,6 +67,26 @@ pub fn campaign_ok(phases: &str, cands: &Path, run: &Path, extra: &[&str]) -> St
     stderr
 }
 
+/// `ngcc-perf publish --run RUN --system SYSTEM --out OUT`, which must succeed.
+pub fn publish_ok(run: &Path, system: &str, out: &Path) -> Output {
+    let path = |p: &Path| p.to_str().expect("a UTF-8 path").to_string();
+    run_ok(&[
+        "publish",
+        "--run",
+        &path(run),
+        "--system",
+        system,
+        "--out",
+        &path(out),
+    ])
+}
+
+/// `ngcc-perf catalog DATA --out OUT`, which must succeed.
+pub fn catalog_ok(data: &Path, out: &Path) -> Output {
+    let path = |p: &Path| p.to_str().expect("a UTF-8 path").to_string();
+    run_ok(&["catalog", &path(data), "--out", &path(out)])
+}
+
 /// `ngcc-perf report DATA --catalog DATA/catalog --out OUT EXTRA…`.
 pub fn report(data: &Path, out: &Path, extra: &[&str]) -> Output {
     let catalog = data.join("catalog");
