@@ -4,7 +4,7 @@
 //! time as the orchestrator measured it, minus the timed windows) against what the plan
 //! assumed, and the timed share of the worst process; then the distribution over records.
 
-use crate::dataset::schema::{Calibration, Process, Record};
+use crate::dataset::schema::{Calibration, Op, Process, Record};
 use crate::measure::stats;
 use crate::rundir::RunDir;
 use crate::util::read_json;
@@ -159,7 +159,11 @@ pub fn rows(run: &RunDir) -> Result<Vec<PlanRow>> {
                 .any(|p| p.trials.iter().any(|t| t.loop_seconds.is_some()));
             let iteration_s = step
                 .then(|| {
-                    read_json::<Calibration>(&run.calibration_path(&cand_id, label, "exchange"))
+                    read_json::<Calibration>(&run.calibration_path(
+                        &cand_id,
+                        label,
+                        &Op::Exchange.key(0),
+                    ))
                 })
                 .and_then(|c| c.ok())
                 .map(|c| c.t1_s);

@@ -5,7 +5,7 @@ use crate::campaign::context::{MeasureCtx, Target, exchange_calibration};
 use crate::campaign::fresh;
 use crate::campaign::measurable::{self, Measurable};
 use crate::child::protocol::Request;
-use crate::dataset::schema::{Calibration, ProcessStatus};
+use crate::dataset::schema::{Calibration, Op, ProcessStatus};
 use crate::sandbox::jail::ingest;
 use crate::util::progress::Progress;
 use crate::util::{read_json, tail, write_json};
@@ -52,7 +52,7 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
                 // A KEX step's calls each run a whole exchange.
                 let iter_s = exchange
                     .as_ref()
-                    .filter(|_| s.cand.kind == crate::candidate::Kind::Kex && key != "exchange")
+                    .filter(|_| s.cand.kind == crate::candidate::Kind::Kex && op.op != Op::Exchange)
                     .map(|x| x.t1_s);
                 let cal = calibrate_one(ctx, &t, iter_s)?;
                 write_json(&path, &cal)?;
