@@ -15,9 +15,6 @@ use crate::measure::counter::{Counter, monotonic_raw_ns, overhead};
 pub const LAST_OUTPUTS: &str = "last";
 /// Above this, one cold call is the calibration (a warm repeat would cost too much).
 const SLOW_CALL_S: f64 = 5.0;
-/// Single warm calls after a cold call of [`SLOW_CALL_S`] or more (fewer once one takes
-/// under half the cold call).
-const SLOW_WARM_CALLS: u32 = 2;
 
 /// A counter opened before the jail's seccomp filter (which denies perf_event_open).
 static PREOPENED: std::sync::Mutex<Option<Counter>> = std::sync::Mutex::new(None);
@@ -160,39 +157,16 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
             }
         }
     }
-    // An operation of seconds gets no batches (the plan keeps its cold call), but a warm
-    // call or two still bound the cross-check: a cold call can hold one-time costs, or
-    // failed attempts retried (Origami-128 sign: 6.5 s with one, on a core at half clock;
-    // then 7 ms calls).
-    let mut slow_warm_s = Vec::new();
-    if out.cold_s >= SLOW_CALL_S {
-        for _ in 0..SLOW_WARM_CALLS {
-            match time_batch(&mut runner, &mut counter, 1) {
-                Ok((s, _)) => {
-                    slow_warm_s.push(s);
-                    if s < out.cold_s / 2.0 {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    out.status = ProcessStatus::Failed;
-                    out.error = Some(format!("warm-up operation failed: {e}"));
-                    return out;
-                }
-            }
-        }
-    }
-    out.warm_calls = out.batches.iter().map(|b| b.calls).sum::<u64>() + slow_warm_s.len() as u64;
+    out.warm_calls = out.batches.iter().map(|b| b.calls).sum();
     let (t1, ticks) = cal::estimate(&out.batches, min_s).unwrap_or((out.cold_s, out.cold_ticks));
     out.t1_s = t1;
     out.t1_ticks = ticks;
-    // The fastest warm call: the cross-check's bound on how fast a trial may be.
+    // The fastest warm batch per call: the cross-check's bound on how fast a trial may be.
     out.t1_min_s = out
         .batches
         .iter()
         .filter(|b| b.calls > 0)
         .map(|b| b.seconds / b.calls as f64)
-        .chain(slow_warm_s.iter().copied())
         .min_by(f64::total_cmp)
         .unwrap_or(out.cold_s);
     // The cold call as a trial, so a single-call plan can reuse it as the measurement.

@@ -24,10 +24,9 @@
 //!   Long trial loops absorb preemption and steal: on this VM under load, honest KEX step
 //!   trials ran 7 to 11 times slower than calibration, hence the wide slow side (a slow
 //!   trial gains a candidate nothing; the side is a sanity bound, not held when signing
-//!   attempts failed and were retried). Operations of seconds
-//!   have no batches; their calibration times one or two warm calls after the cold one for
-//!   this bound (Origami-128 sign: a 6.5 s cold call, one failed attempt retried, then
-//!   7 ms calls; trials of 11 ms were flagged against the cold call).
+//!   attempts failed and were retried). Operations of seconds have no warm batches: their
+//!   bound is the cold call (Origami-128 sign on a core at half clock: a 6.5 s cold call with
+//!   one failed attempt, then trials of 11 ms, is flagged 603 times faster; a known limit).
 
 use crate::dataset::schema::{
     Calibration, CounterKind, META_SIGN_FAILURES_RETRIED, Process, Record, RecordChecks, Trial,
