@@ -5,6 +5,7 @@ use anyhow::{Context, Result};
 use serde::{Serialize, de::DeserializeOwned};
 use sha2::{Digest, Sha256};
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 /// Called after every atomic write (the run journal registers itself here).
@@ -26,14 +27,20 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
         .file_name()
         .context("path has no file name")?
         .to_string_lossy();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    {
-        let mut f =
-            std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming onto {}", path.display()))?;
+    // A unique name per writer (threads of one process may write the same path); the ".tmp"
+    // suffix lets a resumed run sweep what a killed one left. Mode 0666 before umask, as
+    // File::create: jailed children (another uid) read some of these files.
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("renaming onto {}", path.display()))?;
     if let Some(hook) = WRITE_HOOK.get() {
         hook(
             &std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
