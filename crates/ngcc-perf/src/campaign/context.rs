@@ -98,6 +98,7 @@ pub fn job(run: &RunDir, settings: &Settings, t: &Target) -> OpJob {
         trials: 1,
         counter: None,
         rng: None,
+        calibration_s: crate::measure::calibration::calibration_s(settings.op_budget_s),
     }
 }
 

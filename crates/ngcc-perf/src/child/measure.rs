@@ -137,7 +137,12 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
     if out.cold_s < SLOW_CALL_S {
         let mut k = 1;
         let t0 = monotonic_raw_ns();
-        while !cal::enough(&out.batches, min_s, (monotonic_raw_ns() - t0) as f64 / 1e9) {
+        while !cal::enough(
+            &out.batches,
+            min_s,
+            (monotonic_raw_ns() - t0) as f64 / 1e9,
+            job.calibration_s,
+        ) {
             match time_batch(&mut runner, &mut counter, k) {
                 Ok((seconds, ticks)) => {
                     out.batches.push(CalibrationBatch {

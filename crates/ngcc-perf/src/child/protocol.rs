@@ -271,6 +271,13 @@ pub struct OpJob {
     /// NIST randomness other than the CTR_DRBG.
     #[serde(default)]
     pub rng: Option<BenchRng>,
+    /// Seconds of batches a calibration child times (`measure::calibration::calibration_s`).
+    #[serde(default = "default_calibration_s")]
+    pub calibration_s: f64,
+}
+
+fn default_calibration_s() -> f64 {
+    crate::measure::calibration::CALIBRATION_S
 }
 
 /// NIST randomness of a timing child instead of the CTR_DRBG.

@@ -11,9 +11,11 @@ use crate::dataset::schema::CalibrationBatch;
 pub const BATCH_MIN_S: f64 = 0.002;
 /// Timed warm work of a calibration, once at least [`MIN_LONG_BATCHES`] long batches exist.
 pub const CALIBRATION_S: f64 = 0.25;
+/// Share of the operation's budget a calibration may spend at most.
+pub const CALIBRATION_BUDGET_SHARE: f64 = 0.1;
 /// Long batches needed before the calibration may stop (the median of 3 rejects one outlier).
 pub const MIN_LONG_BATCHES: usize = 3;
-/// Long batches after which the calibration stops even before [`CALIBRATION_S`].
+/// Long batches after which the calibration stops even before its time is up.
 pub const MAX_LONG_BATCHES: usize = 200;
 /// Untimed warm-up calls before the first batch for operations faster than this (the same
 /// as a trial's 3 warm-ups, reference §1.11).
@@ -34,12 +36,19 @@ pub fn next_batch_calls(calls: u64, seconds: f64) -> u64 {
     want.clamp(calls.saturating_mul(2), calls.saturating_mul(16))
 }
 
+/// Seconds of batches a calibration aims at under an operation budget of `op_budget_s`:
+/// [`CALIBRATION_S`], or a tenth of a smaller budget (a short smoke campaign must not spend
+/// most of its time planning).
+pub fn calibration_s(op_budget_s: f64) -> f64 {
+    CALIBRATION_S.min(CALIBRATION_BUDGET_SHARE * op_budget_s.max(0.0))
+}
+
 /// True once the batches so far are enough: ≥ [`MIN_LONG_BATCHES`] long ones (at least
-/// `min_s` each) after `elapsed_s` ≥ [`CALIBRATION_S`] of calibrating, or
-/// [`MAX_LONG_BATCHES`] long ones.
-pub fn enough(batches: &[CalibrationBatch], min_s: f64, elapsed_s: f64) -> bool {
+/// `min_s` each) after `elapsed_s` ≥ `want_s` of calibrating, or [`MAX_LONG_BATCHES`]
+/// long ones.
+pub fn enough(batches: &[CalibrationBatch], min_s: f64, elapsed_s: f64, want_s: f64) -> bool {
     let long = batches.iter().filter(|b| is_long(b, min_s)).count();
-    long >= MAX_LONG_BATCHES || (long >= MIN_LONG_BATCHES && elapsed_s >= CALIBRATION_S)
+    long >= MAX_LONG_BATCHES || (long >= MIN_LONG_BATCHES && elapsed_s >= want_s)
 }
 
 /// A batch that counts for the estimate: at least `min_s` long ([`BATCH_MIN_S`] for loops;
@@ -114,19 +123,35 @@ mod tests {
     #[test]
     fn enough_needs_long_batches_and_time() {
         let m = BATCH_MIN_S;
+        let w = CALIBRATION_S;
         let short: Vec<_> = (0..500).map(|_| b(8, 1e-4)).collect();
-        assert!(!enough(&short, m, 10.0), "short batches never count");
+        assert!(!enough(&short, m, 10.0, w), "short batches never count");
         let three: Vec<_> = (0..3).map(|_| b(1000, 0.09)).collect();
-        assert!(enough(&three, m, 0.27));
-        assert!(!enough(&three, m, 0.2), "3 long batches but only 0.2 s");
+        assert!(enough(&three, m, 0.27, w));
+        assert!(!enough(&three, m, 0.2, w), "3 long batches but only 0.2 s");
+        assert!(
+            enough(&three, m, 0.2, 0.1),
+            "a smaller budget's calibration time"
+        );
         let many: Vec<_> = (0..200).map(|_| b(1000, 0.0021)).collect();
-        assert!(enough(&many, m, 0.1));
-        assert!(!enough(&many[..199], m, 0.1));
+        assert!(enough(&many, m, 0.1, w));
+        assert!(!enough(&many[..199], m, 0.1, w));
         let two_slow = [b(1, 2.0), b(1, 2.0)];
-        assert!(!enough(&two_slow, m, 4.0), "at least 3 calls of a slow op");
+        assert!(
+            !enough(&two_slow, m, 4.0, w),
+            "at least 3 calls of a slow op"
+        );
         // KEX steps: single steps all count (min 0).
         let steps: Vec<_> = (0..3).map(|_| b(1, 1e-6)).collect();
-        assert!(enough(&steps, 0.0, 0.3));
+        assert!(enough(&steps, 0.0, 0.3, w));
         assert_eq!(estimate(&steps, 0.0).unwrap().0, 1e-6);
+    }
+
+    #[test]
+    fn calibration_time_is_capped_by_the_budget() {
+        assert_eq!(calibration_s(900.0), CALIBRATION_S);
+        assert_eq!(calibration_s(2.5), CALIBRATION_S);
+        assert_eq!(calibration_s(0.5), 0.05);
+        assert_eq!(calibration_s(-1.0), 0.0);
     }
 }

@@ -6,6 +6,7 @@ use crate::campaign::fresh;
 use crate::campaign::measurable::{self, Measurable};
 use crate::child::protocol::Request;
 use crate::dataset::schema::{Calibration, Op, ProcessStatus};
+use crate::measure::calibration::calibration_s;
 use crate::sandbox::jail::ingest;
 use crate::util::progress::Progress;
 use crate::util::{read_json, tail, write_json};
@@ -20,6 +21,7 @@ const DRY_TRIALS: usize = 3;
 /// Seconds of calls in each dry trial. A trial process's fixed cost grows with the work it
 /// has done (measured on ML-KEM-512 clean keygen: 8.5 ms after one call, 9.4 ms after 100,
 /// 10.4 ms after 800 and no more after 8000), so a one-call dry trial planned too short.
+/// At most the calibration's own time (small budgets).
 const DRY_WORK_S: f64 = 0.025;
 const DRY_TIMEOUT_S: f64 = 600.0;
 /// Most bytes a calibration's saved setup, or a trial's last outputs, may take.
@@ -100,7 +102,8 @@ fn calibrate_one(ctx: &MeasureCtx, t: &Target, iter_s: Option<f64>) -> Result<Ca
     }
     let dry_fixed_s = if out.status == ProcessStatus::Complete && out.t1_s < DRY_BELOW_S {
         let per_call = iter_s.unwrap_or(out.t1_s).max(out.t1_s).max(1e-9);
-        dry_trials(ctx, t, (DRY_WORK_S / per_call).ceil().min(1e7) as u64)?
+        let work = DRY_WORK_S.min(calibration_s(ctx.settings.op_budget_s));
+        dry_trials(ctx, t, (work / per_call).ceil().min(1e7) as u64)?
     } else {
         Vec::new()
     };
