@@ -16,10 +16,11 @@ pub struct DemoArgs {
     #[arg(long, default_value = "demo-out")]
     pub out: PathBuf,
     /// Seconds of timed work per trial (the demo keeps it short).
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = 0.1)]
     pub trial_target: f64,
-    /// Budget per operation in seconds.
-    #[arg(long, default_value_t = 30.0)]
+    /// Budget per operation in seconds (the demo's half second puts the trials of a fast
+    /// operation in one process; a campaign's default is 900).
+    #[arg(long, default_value_t = 0.5)]
     pub op_budget: f64,
     /// System id for the published dataset.
     #[arg(long, default_value = "local_1")]

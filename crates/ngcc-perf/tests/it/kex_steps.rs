@@ -28,7 +28,7 @@ fn kex_step_seconds_agree_with_their_ticks() {
             "--trial-target",
             "0.02",
             "--op-budget",
-            "2",
+            "0.5",
         ],
     );
     let mut checked = 0;

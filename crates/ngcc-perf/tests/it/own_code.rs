@@ -208,7 +208,7 @@ fn the_readme_section_reaches_kat_pass_a_page_and_a_site_for_both_api_flavours()
             "--trial-target",
             "0.02",
             "--op-budget",
-            "2",
+            "0.5",
         ],
     );
     let (data2, catalog) = (dir.join("dataset2"), dir.join("catalog"));
