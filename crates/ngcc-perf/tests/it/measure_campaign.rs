@@ -53,6 +53,11 @@ fn toy_kem_is_measured_and_every_figure_recomputes() {
             "five trials, each in a fresh process"
         );
         assert!(rec.processes.iter().all(|p| p.trials.len() == 1));
+        // Separate trial processes were planned from three measured dry trials.
+        let cal: ngcc_perf::dataset::schema::Calibration =
+            ngcc_perf::util::read_json(&run.join(format!("calibrate/zoo-nist/toy-ok__{op}.json")))
+                .unwrap();
+        assert_eq!(cal.dry_fixed_s.len(), 3, "{op}");
         let again =
             ngcc_perf::measure::stats::record_stats(&rec.processes, rec.input_bytes).unwrap();
         assert_eq!(again.mean_seconds, st.mean_seconds);

@@ -7,6 +7,7 @@ use crate::campaign::measurable::{self, Measurable};
 use crate::child::protocol::Request;
 use crate::dataset::schema::{Calibration, Op, ProcessStatus};
 use crate::measure::calibration::calibration_s;
+use crate::measure::plan::plan;
 use crate::sandbox::jail::ingest;
 use crate::util::progress::Progress;
 use crate::util::{read_json, tail, write_json};
@@ -100,7 +101,12 @@ fn calibrate_one(ctx: &MeasureCtx, t: &Target, iter_s: Option<f64>) -> Result<Ca
     if out.status == ProcessStatus::Complete {
         ingest::copy_out(&scratch.join("setup"), &dir, SETUP_CAP)?;
     }
-    let dry_fixed_s = if out.status == ProcessStatus::Complete && out.t1_s < DRY_BELOW_S {
+    // What a trial process pays before timing: start-up and loading the saved setup.
+    let overhead_s = (outcome.wall_s - out.end_s).max(0.0) + (out.ready_s - out.prepare_s).max(0.0);
+    let dry_fixed_s = if out.status == ProcessStatus::Complete
+        && out.t1_s < DRY_BELOW_S
+        && separate_at_least_cost(ctx, out.t1_s, overhead_s, iter_s)
+    {
         let per_call = iter_s.unwrap_or(out.t1_s).max(out.t1_s).max(1e-9);
         let work = DRY_WORK_S.min(calibration_s(ctx.settings.op_budget_s));
         dry_trials(ctx, t, (work / per_call).ceil().min(1e7) as u64)?
@@ -117,8 +123,7 @@ fn calibrate_one(ctx: &MeasureCtx, t: &Target, iter_s: Option<f64>) -> Result<Ca
         cold_ticks: out.cold_ticks,
         warm_calls: out.warm_calls,
         prepare_s: out.prepare_s,
-        // What a trial process pays before timing: start-up and loading the saved setup.
-        overhead_s: (outcome.wall_s - out.end_s).max(0.0) + (out.ready_s - out.prepare_s).max(0.0),
+        overhead_s,
         wall_s: outcome.wall_s,
         counter: out.counter.clone(),
         counter_overhead_ticks: out.counter_overhead_ticks,
@@ -134,6 +139,14 @@ fn calibrate_one(ctx: &MeasureCtx, t: &Target, iter_s: Option<f64>) -> Result<Ca
         batches: out.batches.clone(),
         dry_fixed_s,
     })
+}
+
+/// Whether the plan keeps separate trial processes with the least fixed cost a trial can
+/// have (the calibration process's own). A larger measured cost only lengthens trials or
+/// joins them in one process, so when even this plan joins them (a small budget), dry trials
+/// could change its estimate and timeout but not its calls or processes: they are skipped.
+fn separate_at_least_cost(ctx: &MeasureCtx, t1: f64, overhead_s: f64, iter_s: Option<f64>) -> bool {
+    plan(&ctx.planning, t1, overhead_s, iter_s).separate_processes
 }
 
 /// Fixed cost of a trial process, measured: [`DRY_TRIALS`] trial processes of `iters` calls
