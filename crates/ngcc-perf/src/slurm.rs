@@ -113,6 +113,7 @@ fn campaign_lines(args: &SlurmArgs, camp: &Path) -> Result<(Option<String>, Stri
         mem_limit,
         allow_uncontained,
         build_timeout,
+        build_mem_limit,
         allow_source_root,
         iccs_helpers: _,
         ct_budget,
@@ -178,7 +179,10 @@ fn campaign_lines(args: &SlurmArgs, camp: &Path) -> Result<(Option<String>, Stri
     for r in allow_source_root {
         write!(common, " --allow-source-root {}", qp(&abs(r)?)?)?;
     }
-    write!(common, " --build-timeout {build_timeout}")?;
+    write!(
+        common,
+        " --build-timeout {build_timeout} --build-mem-limit {build_mem_limit}"
+    )?;
     if *allow_uncontained {
         common.push_str(" --allow-uncontained");
     }

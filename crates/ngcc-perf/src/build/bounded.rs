@@ -11,14 +11,24 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 pub const DEFAULT_TIMEOUT_S: u64 = 600;
-/// RLIMIT_AS of each compiler process.
-pub const AS_LIMIT: u64 = 2 << 30;
+/// RLIMIT_AS of each compiler process, by default (`campaign --build-mem-limit`).
+pub const DEFAULT_AS_LIMIT_MIB: u64 = 2048;
 /// RLIMIT_FSIZE: no object or library is larger.
 pub const FILE_LIMIT: u64 = 2 << 30;
 /// Bytes kept of stdout and of stderr.
 pub const OUTPUT_CAP: usize = 1 << 20;
 
 static TIMEOUT_S: AtomicU64 = AtomicU64::new(DEFAULT_TIMEOUT_S);
+static AS_LIMIT_MIB: AtomicU64 = AtomicU64::new(DEFAULT_AS_LIMIT_MIB);
+
+/// The address-space limit of every later compiler process (`campaign --build-mem-limit`).
+pub fn set_as_limit_mib(mib: u64) {
+    AS_LIMIT_MIB.store(mib.max(64), Ordering::Relaxed);
+}
+
+fn as_limit_mib() -> u64 {
+    AS_LIMIT_MIB.load(Ordering::Relaxed)
+}
 
 /// The wall-clock limit of every later call (`campaign --build-timeout`).
 pub fn set_timeout(seconds: u64) {
@@ -55,7 +65,7 @@ impl Bounded {
         if err.contains("out of memory") || err.contains("memory exhausted") {
             return Some(format!(
                 "{program} ran out of memory (address-space limit of {} MiB per compiler process)",
-                AS_LIMIT >> 20
+                as_limit_mib()
             ));
         }
         if err.contains("File size limit exceeded") {
@@ -102,6 +112,7 @@ fn reader<R: Read + Send + 'static>(stream: Option<R>) -> mpsc::Receiver<Vec<u8>
 /// Runs `cmd` within the bounds and collects its (capped) output.
 pub fn output(cmd: &mut Command) -> std::io::Result<Bounded> {
     let timeout = timeout_s();
+    let as_limit = as_limit_mib();
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -115,7 +126,7 @@ pub fn output(cmd: &mut Command) -> std::io::Result<Bounded> {
                 };
                 libc::setrlimit(r, &lim);
             };
-            set(libc::RLIMIT_AS, AS_LIMIT);
+            set(libc::RLIMIT_AS, as_limit << 20);
             set(libc::RLIMIT_CPU, timeout + 5);
             set(libc::RLIMIT_FSIZE, FILE_LIMIT);
             set(libc::RLIMIT_CORE, 0);

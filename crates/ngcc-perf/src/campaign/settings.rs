@@ -4,6 +4,7 @@
 
 use super::seed;
 use super::shard::{self, ShardArg};
+use crate::build::bounded::DEFAULT_AS_LIMIT_MIB;
 use crate::build::bounded::DEFAULT_TIMEOUT_S as DEFAULT_BUILD_TIMEOUT_S;
 use crate::dataset::schema::Planning;
 use crate::kat::run::KatOptions;
@@ -115,7 +116,8 @@ pub struct CampaignArgs {
     #[arg(long)]
     pub run: PathBuf,
     /// Only instances whose label (or `cand/label`) matches one of these comma-separated
-    /// globs, e.g. `ml-kem-*` or `ml-kem-768-clean,hqc-128-clean`.
+    /// globs, e.g. `ml-kem-*` or `ml-kem-768-clean,hqc-128-clean`. Phase `baseline` times
+    /// only the ICCS helpers a glob names (`iccs/sm3hash-256`), else all of them.
     #[arg(long)]
     pub only: Option<String>,
     /// Parallel build/KAT jobs (default: the number of CPUs).
@@ -182,6 +184,10 @@ pub struct CampaignArgs {
     /// Seconds before one compiler or linker call is killed (its instance is a BUILDFAIL).
     #[arg(long, default_value_t = DEFAULT_BUILD_TIMEOUT_S)]
     pub build_timeout: u64,
+    /// MiB of address space each compiler process (driver, cc1, as, ld) may map; beyond it
+    /// the instance is a BUILDFAIL ("ran out of memory").
+    #[arg(long, default_value_t = DEFAULT_AS_LIMIT_MIB)]
+    pub build_mem_limit: u64,
     /// More folders (besides each --candidates folder and the fetched PQClean tree) that
     /// manifest paths (`dir`, `sources`, `include`, `extra_sources`) may point into.
     #[arg(long)]
@@ -244,6 +250,7 @@ pub struct Settings {
     pub allow_uncontained: bool,
     /// Seconds before one compiler or linker call is killed.
     pub build_timeout_s: u64,
+    pub build_mem_limit_mib: u64,
     /// Folders manifest paths may point into besides the candidate folders and PQClean.
     pub allow_source_roots: Vec<PathBuf>,
     /// ct phase: seconds per instance, dudect measurements per operation, taint calls.
@@ -276,6 +283,7 @@ impl Settings {
             iccs_helpers: None,
             allow_uncontained: false,
             build_timeout_s: DEFAULT_BUILD_TIMEOUT_S,
+            build_mem_limit_mib: DEFAULT_AS_LIMIT_MIB,
             allow_source_roots: Vec::new(),
             ct_budget_s: DEFAULT_CT_BUDGET_S,
             ct_measurements: DEFAULT_CT_MEASUREMENTS,
@@ -332,6 +340,7 @@ impl TryFrom<CampaignArgs> for Settings {
             iccs_helpers: a.iccs_helpers,
             allow_uncontained: a.allow_uncontained,
             build_timeout_s: a.build_timeout,
+            build_mem_limit_mib: a.build_mem_limit,
             allow_source_roots: a.allow_source_root,
             ct_budget_s: a.ct_budget,
             ct_measurements: a.ct_measurements,

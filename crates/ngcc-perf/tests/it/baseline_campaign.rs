@@ -204,7 +204,13 @@ fn baseline_builds_the_official_helpers_when_given() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
     let mut args: Vec<&str> = FAST.to_vec();
-    args.extend(["--iccs-helpers", api.to_str().unwrap()]);
+    // All twelve built and self-tested; one timed (an `--only` glob naming a helper).
+    args.extend([
+        "--iccs-helpers",
+        api.to_str().unwrap(),
+        "--only",
+        "hash-s1/*,iccs/sm3hash-256",
+    ]);
     let stderr = campaign_ok("baseline", &hash_sample(), &run, &args);
     assert!(
         stderr
@@ -235,6 +241,11 @@ fn baseline_builds_the_official_helpers_when_given() {
         assert!(
             run.join(format!("records/iccs/sm3hash-256__hash_{size}.json"))
                 .is_file()
+        );
+        assert!(
+            !run.join(format!("records/iccs/pseudoXOF-256__hash_{size}.json"))
+                .exists(),
+            "only the helper --only names is timed"
         );
     }
     // No absolute path of the helper folder leaks into the evidence.

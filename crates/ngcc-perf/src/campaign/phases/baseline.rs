@@ -254,7 +254,8 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     );
 
     let build = run.load_build()?;
-    let (todo, skipped) = measurable::split(run, &build, &sel, &[], None);
+    let timed = named_helpers(&sel, settings.only.as_deref());
+    let (todo, skipped) = measurable::split(run, &build, &timed, &[], None);
     if !skipped.is_empty() {
         let mut c = run.load_campaign()?;
         for (key, reason) in &skipped {
@@ -271,6 +272,30 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     };
     super::calibrate::run(&ctx, &todo)?;
     super::measure::run(&ctx, &todo)
+}
+
+/// The helpers to time: those an `--only` glob names (by `iccs/<label>` or label), or all of
+/// them when none does (a campaign's `--only` names its candidates, not the helpers).
+fn named_helpers(sel: &[Selected], only: Option<&str>) -> Vec<Selected> {
+    let patterns: Vec<glob::Pattern> = only
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|g| glob::Pattern::new(g.trim()).ok())
+        .collect();
+    let named: Vec<Selected> = sel
+        .iter()
+        .filter(|s| {
+            patterns
+                .iter()
+                .any(|p| p.matches(&s.key()) || p.matches(&s.inst.label))
+        })
+        .cloned()
+        .collect();
+    if named.is_empty() {
+        sel.to_vec()
+    } else {
+        named
+    }
 }
 
 /// What a helper's self-test verdict depends on (keys as in `kat::run::inputs`).
