@@ -17,20 +17,15 @@ impl Selected {
 }
 
 pub fn select(cands: &[Candidate], only: Option<&str>) -> Result<Vec<Selected>> {
-    let patterns: Option<Vec<glob::Pattern>> = only
-        .map(|o| {
-            o.split(',')
-                .map(|g| glob::Pattern::new(g.trim()))
-                .collect::<Result<_, _>>()
-        })
-        .transpose()
-        .map_err(|e| crate::util::Failure::usage(format!("--only: bad glob: {e}")))?;
+    let patterns = only.map(only_patterns).transpose()?;
     let mut out = Vec::new();
     for cand in cands {
         for inst in &cand.instances {
             let key = format!("{}/{}", cand.id, inst.label);
-            let hit = |p: &glob::Pattern| p.matches(&inst.label) || p.matches(&key);
-            if patterns.as_ref().is_none_or(|ps| ps.iter().any(hit)) {
+            if patterns
+                .as_ref()
+                .is_none_or(|ps| names(ps, &key, &inst.label))
+            {
                 out.push(Selected {
                     cand: cand.clone(),
                     inst: inst.clone(),
@@ -42,4 +37,17 @@ pub fn select(cands: &[Candidate], only: Option<&str>) -> Result<Vec<Selected>> 
         return Err(crate::util::Failure::usage("no instance matches --only"));
     }
     Ok(out)
+}
+
+/// The comma-separated globs of `--only`.
+pub fn only_patterns(only: &str) -> Result<Vec<glob::Pattern>> {
+    only.split(',')
+        .map(|g| glob::Pattern::new(g.trim()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| crate::util::Failure::usage(format!("--only: bad glob: {e}")))
+}
+
+/// Whether one of `patterns` names the instance `key` (`cand/label`) or its `label`.
+pub fn names(patterns: &[glob::Pattern], key: &str, label: &str) -> bool {
+    patterns.iter().any(|p| p.matches(label) || p.matches(key))
 }

@@ -55,7 +55,7 @@ fn depth(f: &mut dyn FnMut()) -> Option<u64> {
             match words[start..].iter().position(|&w| w != PAINT) {
                 Some(0) if painted < STACK_BYTES => painted = (painted * 4).min(STACK_BYTES),
                 Some(i) => break Some((STACK_BYTES - (start + i) * 8) as u64),
-                None => break Some(0),
+                None => break None,
             }
         };
         libc::munmap(mem, STACK_BYTES);

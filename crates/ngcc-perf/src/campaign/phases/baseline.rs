@@ -9,7 +9,7 @@
 
 use super::build::build_with_fallback;
 use crate::campaign::context::MeasureCtx;
-use crate::campaign::{Phase, Selected, Settings, host_gate, measurable};
+use crate::campaign::{Phase, Selected, Settings, host_gate, measurable, select};
 use crate::candidate::{Api, Candidate, Instance, Kind};
 use crate::child::protocol::{KatEnd, Limits, Request, VectorsJob, VectorsOutput};
 use crate::dataset::schema::baseline::{CANDIDATE, EMBEDDED, OFFICIAL, VARIANT};
@@ -254,7 +254,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     );
 
     let build = run.load_build()?;
-    let timed = named_helpers(&sel, settings.only.as_deref());
+    let timed = named_helpers(&sel, settings.only.as_deref())?;
     let (todo, skipped) = measurable::split(run, &build, &timed, &[], None);
     if !skipped.is_empty() {
         let mut c = run.load_campaign()?;
@@ -276,26 +276,21 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
 
 /// The helpers to time: those an `--only` glob names (by `iccs/<label>` or label), or all of
 /// them when none does (a campaign's `--only` names its candidates, not the helpers).
-fn named_helpers(sel: &[Selected], only: Option<&str>) -> Vec<Selected> {
-    let patterns: Vec<glob::Pattern> = only
-        .unwrap_or_default()
-        .split(',')
-        .filter_map(|g| glob::Pattern::new(g.trim()).ok())
-        .collect();
+fn named_helpers(sel: &[Selected], only: Option<&str>) -> Result<Vec<Selected>> {
+    let patterns = only
+        .map(select::only_patterns)
+        .transpose()?
+        .unwrap_or_default();
     let named: Vec<Selected> = sel
         .iter()
-        .filter(|s| {
-            patterns
-                .iter()
-                .any(|p| p.matches(&s.key()) || p.matches(&s.inst.label))
-        })
+        .filter(|s| select::names(&patterns, &s.key(), &s.inst.label))
         .cloned()
         .collect();
-    if named.is_empty() {
+    Ok(if named.is_empty() {
         sel.to_vec()
     } else {
         named
-    }
+    })
 }
 
 /// What a helper's self-test verdict depends on (keys as in `kat::run::inputs`).
