@@ -347,6 +347,19 @@ impl Counter {
         *self.hz.get_or_init(|| self.measure_hz())
     }
 
+    /// The longest one tick can last, in ns, for a counter that runs with the wall clock:
+    /// every TSC runs at 0.5 GHz or more (the rate `hz` measures is checked against that
+    /// range), CNTVCT at CNTFRQ_EL0. `None` for perf cycles (they stop with the thread) and
+    /// for no counter.
+    pub fn max_tick_ns(&self) -> Option<f64> {
+        match self.source {
+            Source::Tsc => Some(2.0),
+            #[cfg(target_arch = "aarch64")]
+            Source::Cntvct if cntfrq() > 0 => Some(1e9 / cntfrq() as f64),
+            _ => None,
+        }
+    }
+
     fn measure_hz(&self) -> Option<f64> {
         match self.source {
             Source::None => None,
@@ -565,6 +578,11 @@ mod tests {
         let hz = c.hz().expect("TSC rate measurable");
         assert!((0.5e9..6.0e9).contains(&hz), "TSC at {hz} Hz");
         assert_eq!(c.hz(), Some(hz), "rate is measured once and cached");
+        let tick_ns = 1e9 / hz;
+        assert!(
+            tick_ns <= c.max_tick_ns().unwrap(),
+            "a tick lasts {tick_ns} ns"
+        );
     }
 
     #[test]
