@@ -17,7 +17,7 @@
 
 use crate::common;
 use common::*;
-use ngcc_perf::dataset::schema::{Campaign, Record, RecordStatus};
+use ngcc_perf::dataset::schema::{Campaign, ProcessStatus, Record, RecordStatus};
 use std::path::Path;
 use std::time::Instant;
 
@@ -888,6 +888,23 @@ fn the_zoo_gets_exact_statuses_and_the_rest_is_measured() {
         );
     }
     hostile_outcomes(r, &zoo);
+
+    // An operation its calibration had to kill is not run again for its profile.
+    for cand in ["zoo-nist-kem", "zoo-iccs-kem"] {
+        for op in ["enc", "dec"] {
+            let path = r.join(format!("profile/{cand}/loop-enc__{op}.json"));
+            let p: ngcc_perf::dataset::schema::Profile = ngcc_perf::util::read_json(&path).unwrap();
+            assert_eq!(p.status, ProcessStatus::Failed, "{cand} {op}");
+            assert!(p.command.is_empty(), "{cand} {op}: {:?}", p.command);
+            assert!(
+                p.stderr.starts_with(
+                    "not profiled: its calibration was killed at the timeout (killed after 1.5 s)"
+                ),
+                "{cand} {op}: {}",
+                p.stderr
+            );
+        }
+    }
 
     // Nothing half-written.
     let mut tmp = Vec::new();

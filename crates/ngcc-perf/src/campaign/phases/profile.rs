@@ -30,6 +30,9 @@ use std::time::Duration;
 /// this many seconds per operation (from the calibration).
 const KAT_CHECK_MAX_T1_S: f64 = 1.0;
 
+/// How a profile that was not run begins its stderr (see `profile_one`).
+const NOT_PROFILED: &str = "not profiled: its calibration was killed at the timeout";
+
 /// `profile/<cand>/<label>__RELINK_FAILED.json`: run-internal and never published
 /// (`dataset::publish` skips it, `dataset::load` ignores files without `operation`).
 #[derive(Serialize)]
@@ -78,7 +81,16 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
                     return true;
                 }
                 let why = match read_json::<Profile>(&path) {
-                    Ok(old) => fresh::profile(&old, &e),
+                    Ok(old) => fresh::profile(&old, &e).or_else(|| {
+                        let cal = read_json::<Calibration>(&run.calibration_path(
+                            &s.cand.id,
+                            &s.inst.label,
+                            &o.key(),
+                        ));
+                        let hung = cal.is_ok_and(|c| c.status == ProcessStatus::HardTimeout);
+                        (old.stderr.starts_with(NOT_PROFILED) && !hung)
+                            .then(|| "its calibration no longer timed out".to_string())
+                    }),
                     Err(_) => Some("the profile does not parse".into()),
                 };
                 if let Some(why) = &why {
@@ -272,9 +284,24 @@ struct Relink {
 
 fn profile_one(ctx: &MeasureCtx, t: &Target, relink: &Relink) -> Result<Profile> {
     let (run, settings) = (ctx.run, ctx.settings);
-    let cal = ctx
-        .calibration(t)
-        .filter(|c| c.status == ProcessStatus::Complete);
+    let cal = ctx.calibration(t);
+    // An operation its calibration had to kill would only hang again, for a whole timeout.
+    if let Some(c) = cal
+        .as_ref()
+        .filter(|c| c.status == ProcessStatus::HardTimeout)
+    {
+        let why = format!(
+            "{NOT_PROFILED} ({})",
+            c.error.as_deref().unwrap_or("hard_timeout")
+        );
+        let out = ProfileOutput {
+            status: ProcessStatus::Failed,
+            error: Some(why.clone()),
+            ..Default::default()
+        };
+        return Ok(assemble(t, relink, out, Vec::new(), why));
+    }
+    let cal = cal.filter(|c| c.status == ProcessStatus::Complete);
     // §5.4: t1 defaults to 1 s without a calibration.
     let (t1, setup) = cal
         .as_ref()
