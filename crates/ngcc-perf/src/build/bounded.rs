@@ -1,7 +1,8 @@
 //! Every compiler and linker call, bounded: a wall-clock timeout after which its whole
 //! process group is killed, an address-space limit per process (driver, cc1, as, ld), a CPU
 //! and a file-size limit, no core dumps, no stdin, and at most 1 MiB kept of each output
-//! stream. `-include /dev/zero` or a macro bomb then ends as a BUILDFAIL of one instance.
+//! stream, and a temporary folder of its own (TMPDIR). `-include /dev/zero` or a macro bomb then
+//! ends as a BUILDFAIL of one instance.
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -113,6 +114,10 @@ fn reader<R: Read + Send + 'static>(stream: Option<R>) -> mpsc::Receiver<Vec<u8>
 pub fn output(cmd: &mut Command) -> std::io::Result<Bounded> {
     let timeout = timeout_s();
     let as_limit = as_limit_mib();
+    // The compiler's temporary files (cc*.s, cc*.o) go with this folder, also when the call
+    // is killed before it could remove them.
+    let tmp = tempfile::Builder::new().prefix("ngcc-cc").tempdir()?;
+    cmd.env("TMPDIR", tmp.path());
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -153,6 +158,7 @@ pub fn output(cmd: &mut Command) -> std::io::Result<Bounded> {
         let _ = rx.recv();
     }
     let grace = Duration::from_secs(2);
+    drop(tmp);
     Ok(Bounded {
         status,
         stdout: out.recv_timeout(grace).unwrap_or_default(),

@@ -87,9 +87,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
                             &s.inst.label,
                             &o.key(),
                         ));
-                        let hung = cal.is_ok_and(|c| c.status == ProcessStatus::HardTimeout);
-                        (old.stderr.starts_with(NOT_PROFILED) && !hung)
-                            .then(|| "its calibration no longer timed out".to_string())
+                        skip_outdated(&old, cal.ok().map(|c| c.status))
                     }),
                     Err(_) => Some("the profile does not parse".into()),
                 };
@@ -282,6 +280,13 @@ struct Relink {
     kat_identical: Option<bool>,
 }
 
+/// Why a profile that was not run (its calibration hung) must be run now: its calibration no
+/// longer ended at the timeout.
+fn skip_outdated(old: &Profile, calibration: Option<ProcessStatus>) -> Option<String> {
+    (old.stderr.starts_with(NOT_PROFILED) && calibration != Some(ProcessStatus::HardTimeout))
+        .then(|| "its calibration no longer timed out".to_string())
+}
+
 fn profile_one(ctx: &MeasureCtx, t: &Target, relink: &Relink) -> Result<Profile> {
     let (run, settings) = (ctx.run, ctx.settings);
     let cal = ctx.calibration(t);
@@ -436,6 +441,35 @@ fn assemble(
 mod tests {
     use super::*;
     use crate::dataset::schema::ProfileCall;
+
+    #[test]
+    fn a_skipped_profile_is_redone_once_its_calibration_no_longer_hangs() {
+        let skipped = Profile {
+            status: ProcessStatus::Failed,
+            stderr: format!("{NOT_PROFILED} (killed after 1.5 s)"),
+            ..Profile::default()
+        };
+        assert_eq!(
+            skip_outdated(&skipped, Some(ProcessStatus::HardTimeout)),
+            None
+        );
+        for now in [
+            Some(ProcessStatus::Complete),
+            Some(ProcessStatus::Failed),
+            None,
+        ] {
+            assert_eq!(
+                skip_outdated(&skipped, now.clone()).as_deref(),
+                Some("its calibration no longer timed out"),
+                "{now:?}"
+            );
+        }
+        let ran = Profile {
+            stderr: "hard timeout after 2 s".into(),
+            ..skipped
+        };
+        assert_eq!(skip_outdated(&ran, Some(ProcessStatus::Complete)), None);
+    }
 
     #[test]
     fn kex_profiles_the_exchange_and_hash_nothing() {
