@@ -82,12 +82,12 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
                 }
                 let why = match read_json::<Profile>(&path) {
                     Ok(old) => fresh::profile(&old, &e).or_else(|| {
-                        let cal = read_json::<Calibration>(&run.calibration_path(
-                            &s.cand.id,
-                            &s.inst.label,
-                            &o.key(),
-                        ));
-                        skip_outdated(&old, cal.ok().map(|c| c.status))
+                        let t = Target {
+                            sel: &s,
+                            entry: &e,
+                            op: o,
+                        };
+                        skip_outdated(&old, ctx.calibration(&t).map(|c| c.status))
                     }),
                     Err(_) => Some("the profile does not parse".into()),
                 };
