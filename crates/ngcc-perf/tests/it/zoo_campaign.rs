@@ -975,7 +975,7 @@ fn hostile_outcomes(r: &Path, zoo: &Path) {
     for op in ["keygen", "enc", "dec"] {
         let rec = record(r, "zoo-hostile/cmdline", op).unwrap();
         let mean = rec.stats.unwrap().mean_seconds;
-        assert!(mean >= 0.0019, "{op}: {mean} s: the trials did the work");
+        assert!(mean >= 0.00045, "{op}: {mean} s: the trials did the work");
     }
     // The pin holds against a thread that undoes it (trial processes are pinned).
     let rec = record(r, "zoo-hostile/unpin", "keygen").unwrap();
