@@ -23,6 +23,8 @@ use std::time::{Duration, Instant};
 /// After the child is gone, how long its output pipes may stay open (a grandchild that left
 /// the process group) before we stop reading them.
 const DRAIN_S: u64 = 2;
+/// Seconds a keeper has, after a stop request, to kill and reap its jail.
+const STOP_GRACE_S: u64 = 2;
 
 /// Default RLIMIT_AS of candidate children, MiB.
 pub const DEFAULT_MEM_LIMIT_MIB: u64 = 16 << 10;
@@ -258,9 +260,17 @@ fn run_order(
     let (waited, timed_out) = match rx.recv_timeout(spec.timeout) {
         Ok(w) => (Some(w), false),
         Err(_) => {
-            // SAFETY: kill the child's whole process group (the jail dies with its keeper).
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
-            (rx.recv().ok(), true)
+            // The keeper kills and reaps the jail, so its CPU time is in our wait4; if the
+            // keeper does not end soon, the whole process group goes.
+            // SAFETY: signals to our own child and its process group.
+            unsafe { libc::kill(pid, jail::keeper::STOP_SIGNAL) };
+            match rx.recv_timeout(Duration::from_secs(STOP_GRACE_S)) {
+                Ok(w) => (Some(w), true),
+                Err(_) => {
+                    unsafe { libc::kill(-pid, libc::SIGKILL) };
+                    (rx.recv().ok(), true)
+                }
+            }
         }
     };
     // Anything left in the group (the jail's proxy and worker) goes now.

@@ -177,7 +177,7 @@ fn measure_one(ctx: &MeasureCtx, planned: &Planned) -> Result<Record> {
         } else {
             "library changed since its KAT; rebuild and re-run the kat phase".into()
         };
-        m.processes.push(Process {
+        let mut failed = Process {
             // `failed` or `hard_timeout`, as the calibration ended.
             status: if lib_ok {
                 cal.status.clone()
@@ -186,7 +186,15 @@ fn measure_one(ctx: &MeasureCtx, planned: &Planned) -> Result<Record> {
             },
             stderr: why,
             ..Process::default()
-        });
+        };
+        if lib_ok {
+            // The calibration process is the evidence: what we saw of it from outside.
+            failed.command = cal.command.clone();
+            failed.wall_s = cal.wall_s;
+            failed.reused_calibration = Some(true);
+            failed.observed = cal.observed.clone();
+        }
+        m.processes.push(failed);
     } else if p.trials == 1 && p.iterations_per_trial == 1 && p.warmups == 0 {
         // Too slow to repeat: the calibration's cold call is the measurement (reference §1.12).
         m.processes.push(Process {

@@ -11,13 +11,57 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Instant;
 
 /// The trusted channel to the orchestrator.
 pub const TRUSTED_FD: RawFd = 4;
 
+/// Sent by the orchestrator at a job's timeout. The keeper passes it to the proxy, which
+/// kills the worker and reaps it as usual; the CPU time of both then reaches the keeper's
+/// rusage. (A SIGKILL to the keeper would leave the jail to be reaped by someone else, and
+/// a killed pid-namespace init auto-reaps its children: either way their CPU time is lost.)
+pub const STOP_SIGNAL: libc::c_int = libc::SIGUSR1;
+
+/// What a stop request does in this process: send `JOB_SIGNAL` to `JOB_PID`, or end the
+/// process when it has started nobody yet.
+static JOB_PID: AtomicI32 = AtomicI32::new(0);
+static JOB_SIGNAL: AtomicI32 = AtomicI32::new(libc::SIGKILL);
+
+extern "C" fn on_stop(_: libc::c_int) {
+    let pid = JOB_PID.load(Ordering::SeqCst);
+    // SAFETY: kill(2) and _exit(2) are async-signal-safe.
+    unsafe {
+        if pid > 0 {
+            libc::kill(pid, JOB_SIGNAL.load(Ordering::SeqCst));
+        } else {
+            libc::_exit(1);
+        }
+    }
+}
+
+fn catch_stop() {
+    // SAFETY: installs a handler that makes only async-signal-safe calls; SA_RESTART keeps
+    // the keeper's reads and waits going until the stopped jail closes its pipes. The proxy
+    // inherits it (as pid 1 of its namespace, only signals it handles reach it).
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_stop as *const () as libc::sighandler_t;
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(STOP_SIGNAL, &sa, std::ptr::null_mut());
+    }
+}
+
+/// From now on a stop request sends `signal` to `pid` (this process's child).
+pub(super) fn stop_goes_to(pid: libc::pid_t, signal: libc::c_int) {
+    JOB_SIGNAL.store(signal, Ordering::SeqCst);
+    JOB_PID.store(pid, Ordering::SeqCst);
+}
+
 pub fn main() -> Result<ExitCode> {
     let started = Instant::now();
+    catch_stop();
     let mut text = Vec::new();
     // SAFETY: fd 0 is the order pipe the orchestrator set up; it stays open (as fd 0) so
     // no later descriptor takes number 0.
@@ -281,6 +325,7 @@ fn namespaced(
         return Err(format!("clone: {}", std::io::Error::last_os_error()));
     }
     let pid = pid as libc::pid_t;
+    stop_goes_to(pid, STOP_SIGNAL);
     drop((request, rep_w, go_r));
     let maps = || -> Result<(), String> {
         if !root {
@@ -401,6 +446,7 @@ fn direct(
     if pid < 0 {
         return failed(format!("fork: {}", std::io::Error::last_os_error()));
     }
+    stop_goes_to(pid, libc::SIGKILL);
     drop((request, rep_w));
     let mut early = Report::default();
     if drop_uid || !root {

@@ -402,6 +402,8 @@ pub fn proxy(plan: &Plan, fds: &ProxyFds, drop_groups: bool) -> ! {
             send(&Msg::ExecError(errno("fork of the worker")));
             libc::_exit(1);
         }
+        // A stop request (the job's timeout) kills the worker; the loop below reaps it.
+        super::keeper::stop_goes_to(worker, libc::SIGKILL);
         libc::close(fds.request);
         loop {
             let mut status = 0;
