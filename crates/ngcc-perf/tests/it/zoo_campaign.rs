@@ -729,10 +729,12 @@ fn check_entry(run: &Path, campaign: &Campaign, e: &Entry) -> String {
                     assert_eq!(p.status.as_str(), *status, "{} {op}: {:?}", e.key, p.stderr);
                     assert!(p.stderr.contains(why), "{} {op}: {:?}", e.key, p.stderr);
                     if *status == "hard_timeout" && e.key.ends_with("/loop-enc") {
-                        // The keeper killed and reaped the busy jail: its CPU time is recorded.
+                        // The keeper killed and reaped the busy jail: its CPU time is recorded
+                        // (0.006 s when the keeper was killed first; 0.2 leaves room for a
+                        // loaded host sharing the pinned CPU).
                         let o = p.observed.as_ref().expect("observed from outside");
                         assert!(
-                            o.tree_usage.cpu_s() >= 0.5,
+                            o.tree_usage.cpu_s() >= 0.2,
                             "{} {op}: a loop killed after 1.5 s used {:.3} CPU-s by the record",
                             e.key,
                             o.tree_usage.cpu_s()
