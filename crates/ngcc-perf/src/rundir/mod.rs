@@ -175,8 +175,14 @@ impl RunDir {
     }
 }
 
-/// Removes `.<name>.<pid>.tmp` files (atomic writes) and `lib*.so.<pid>.tmp` (links) below
-/// `dir`, except in children's scratch folders; returns how many.
+/// Whether a file name is a write a killed process left unfinished: `.<name>.<…>.tmp`
+/// (atomic writes) or `lib*.so.<pid>.tmp` (links). A resumed run removes them.
+pub fn is_unfinished_write(name: &str) -> bool {
+    name.ends_with(".tmp") && (name.starts_with('.') || name.contains(".so."))
+}
+
+/// Removes unfinished writes ([`is_unfinished_write`]) below `dir`, except in children's
+/// scratch folders; returns how many.
 fn sweep_tmp(dir: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
@@ -188,8 +194,7 @@ fn sweep_tmp(dir: &Path) -> usize {
             Ok(t) if t.is_dir() && name != "scratch" => n += sweep_tmp(&e.path()),
             Ok(t)
                 if t.is_file()
-                    && name.ends_with(".tmp")
-                    && (name.starts_with('.') || name.contains(".so."))
+                    && is_unfinished_write(&name)
                     && std::fs::remove_file(e.path()).is_ok() =>
             {
                 n += 1
@@ -226,5 +231,20 @@ impl BuildState {
 
     pub fn snapshot(&self) -> BuildFile {
         self.file.lock().expect("build state lock").clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_unfinished_write;
+
+    #[test]
+    fn unfinished_writes_are_the_temporary_names_only() {
+        // The names atomic_write and the linker step use, as a killed process leaves them.
+        assert!(is_unfinished_write(".SM3-256__hash_8192.json.NUNXg4.tmp"));
+        assert!(is_unfinished_write("libML-KEM-512.so.4242.tmp"));
+        assert!(!is_unfinished_write("SM3-256__hash_8192.json"));
+        assert!(!is_unfinished_write("notes.tmp"));
+        assert!(!is_unfinished_write(".hidden.json"));
     }
 }

@@ -378,9 +378,15 @@ fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
     }
 }
 
+/// The finished files below `dir/sub` with their bytes. A cancel can land inside an atomic
+/// write; its temporary file is not a record, and the resumed run removes it.
 fn tree(dir: &Path, sub: &str) -> BTreeMap<String, Vec<u8>> {
     ngcc_perf::dataset::load::files_under(dir, sub)
         .into_iter()
+        .filter(|rel| {
+            let name = rel.rsplit('/').next().unwrap_or(rel);
+            !ngcc_perf::rundir::is_unfinished_write(name)
+        })
         .map(|rel| {
             let bytes = std::fs::read(dir.join(&rel)).unwrap();
             (rel, bytes)
@@ -534,6 +540,14 @@ fn requires_slurm_array_campaign_merges_like_one_run_and_resumes_a_cancelled_tas
 
     // Nothing lost, nothing redone, nothing twice.
     let after = tree(&shard2, "records");
+    let unfinished: Vec<String> = ngcc_perf::dataset::load::files_under(&shard2, "records")
+        .into_iter()
+        .filter(|rel| ngcc_perf::rundir::is_unfinished_write(rel.rsplit('/').next().unwrap_or(rel)))
+        .collect();
+    assert!(
+        unfinished.is_empty(),
+        "the resumed task left {unfinished:?}"
+    );
     for (rel, bytes) in &before {
         assert!(
             after.get(rel) == Some(bytes),
