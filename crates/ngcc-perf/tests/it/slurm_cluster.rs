@@ -383,15 +383,17 @@ fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
 fn tree(dir: &Path, sub: &str) -> BTreeMap<String, Vec<u8>> {
     ngcc_perf::dataset::load::files_under(dir, sub)
         .into_iter()
-        .filter(|rel| {
-            let name = rel.rsplit('/').next().unwrap_or(rel);
-            !ngcc_perf::rundir::is_unfinished_write(name)
-        })
+        .filter(|rel| !unfinished(rel))
         .map(|rel| {
             let bytes = std::fs::read(dir.join(&rel)).unwrap();
             (rel, bytes)
         })
         .collect()
+}
+
+/// Whether a run-relative path names a write a killed process left unfinished.
+fn unfinished(rel: &str) -> bool {
+    ngcc_perf::rundir::is_unfinished_write(rel.rsplit('/').next().unwrap_or(rel))
 }
 
 fn json_files(dir: &Path, sub: &str) -> Vec<String> {
@@ -542,7 +544,7 @@ fn requires_slurm_array_campaign_merges_like_one_run_and_resumes_a_cancelled_tas
     let after = tree(&shard2, "records");
     let unfinished: Vec<String> = ngcc_perf::dataset::load::files_under(&shard2, "records")
         .into_iter()
-        .filter(|rel| ngcc_perf::rundir::is_unfinished_write(rel.rsplit('/').next().unwrap_or(rel)))
+        .filter(|rel| unfinished(rel))
         .collect();
     assert!(
         unfinished.is_empty(),
