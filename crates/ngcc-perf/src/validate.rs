@@ -11,7 +11,7 @@ use crate::measure::{crosscheck, stats};
 use crate::report;
 use anyhow::Result;
 use clap::Args;
-use regex::Regex;
+use regex_lite::Regex;
 use serde_json::Value;
 use std::fmt::Debug;
 use std::path::{Path, PathBuf};

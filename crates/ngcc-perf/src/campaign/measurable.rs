@@ -25,7 +25,7 @@ pub const HASH_SIZES: &[u64] = &[32, 128, 512, 1024, 4096, 8192, 16384, 65536];
 #[derive(Debug, Clone)]
 pub struct KatIssue {
     pub id: String,
-    pub label: regex::Regex,
+    pub label: regex_lite::Regex,
     pub action: String,
     pub cause: String,
 }
@@ -47,7 +47,7 @@ pub fn load_kat_issues(path: &std::path::Path) -> anyhow::Result<Vec<KatIssue>> 
                 n + 1
             );
         }
-        let label = regex::Regex::new(parts[1])
+        let label = regex_lite::Regex::new(parts[1])
             .map_err(|e| anyhow::anyhow!("{}:{}: bad Label regex: {e}", path.display(), n + 1))?;
         out.push(KatIssue {
             id: parts[0].into(),

@@ -2,7 +2,7 @@
 //! (KAT drivers, mains, tests, benchmarks), by name or by a folder on the way. Used by the
 //! build's source resolution and by the NGCC importer.
 
-use regex::Regex;
+use regex_lite::Regex;
 use std::sync::OnceLock;
 
 /// Basenames the reference harness never compiles by default: KAT drivers, mains, tests.

@@ -5,7 +5,7 @@
 //! error naming the file and the instance.
 
 use anyhow::{Context, Result, anyhow, bail};
-use regex::Regex;
+use regex_lite::Regex;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@
 
 use crate::common;
 use common::*;
-use regex::Regex;
+use regex_lite::Regex;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

@@ -4,7 +4,7 @@
 
 use super::model::{BuildModel, Item, Program, expand_glob, normalize, shell_words};
 use anyhow::{Context, Result};
-use regex::Regex;
+use regex_lite::Regex;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

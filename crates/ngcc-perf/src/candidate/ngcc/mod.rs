@@ -17,7 +17,7 @@ use crate::util::{Failure, atomic_write, sha256_file};
 use anyhow::{Context, Result};
 use model::{BuildModel, Program};
 use package::{Folder, Naming};
-use regex::Regex;
+use regex_lite::Regex;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::OnceLock;

@@ -2,7 +2,7 @@
 //! source files, `-D` defines, `-I` folders and other flags, and where each value came from.
 //! The readers (Makefile, CMake, scripts and README notes) all produce this.
 
-use regex::Regex;
+use regex_lite::Regex;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
