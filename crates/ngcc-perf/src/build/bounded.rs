@@ -110,13 +110,51 @@ fn reader<R: Read + Send + 'static>(stream: Option<R>) -> mpsc::Receiver<Vec<u8>
     rx
 }
 
+/// Prefix of the compilers' temporary folders: `ngcc-cc<pid>-XXXXXX`.
+const TMP_PREFIX: &str = "ngcc-cc";
+
+/// Removes the compiler folders in `dir` whose campaign is gone: the pid in the name is not
+/// running and nothing changed in the folder for longer than a build call may last (a pid
+/// from another PID namespace looks dead; the age keeps its live folder). Names without a
+/// pid come from builds before the pid was added and go by age alone.
+fn sweep_orphans(dir: &std::path::Path, timeout_s: u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let patience = Duration::from_secs(timeout_s + 60);
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(TMP_PREFIX) else {
+            continue;
+        };
+        let pid = rest
+            .split_once('-')
+            .and_then(|(p, _)| p.parse::<i32>().ok());
+        let running = pid.is_some_and(|p| std::path::Path::new(&format!("/proc/{p}")).exists());
+        let stale = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > patience);
+        if !running && stale && e.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
 /// Runs `cmd` within the bounds and collects its (capped) output.
 pub fn output(cmd: &mut Command) -> std::io::Result<Bounded> {
     let timeout = timeout_s();
     let as_limit = as_limit_mib();
     // The compiler's temporary files (cc*.s, cc*.o) go with this folder, also when the call
-    // is killed before it could remove them.
-    let tmp = tempfile::Builder::new().prefix("ngcc-cc").tempdir()?;
+    // is killed before it could remove them. The name carries our pid: a folder left by a
+    // campaign that was itself killed is swept by the next one.
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(|| sweep_orphans(&std::env::temp_dir(), timeout));
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("{TMP_PREFIX}{}-", std::process::id()))
+        .tempdir()?;
     cmd.env("TMPDIR", tmp.path());
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -164,4 +202,47 @@ pub fn output(cmd: &mut Command) -> std::io::Result<Bounded> {
         stdout: out.recv_timeout(grace).unwrap_or_default(),
         stderr: err.recv_timeout(grace).unwrap_or_default(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::SystemTime;
+
+    fn folder(root: &std::path::Path, name: &str, age_s: u64) {
+        let dir = root.join(name);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("cc1.s"), "x").unwrap();
+        let when = SystemTime::now() - Duration::from_secs(age_s);
+        std::fs::File::open(&dir)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+    }
+
+    #[test]
+    fn orphaned_compiler_folders_are_swept_live_and_recent_ones_kept() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        let me = std::process::id();
+        // No such pid (above pid_max): its campaign is gone.
+        folder(r, "ngcc-cc2147483647-dead", 3600);
+        folder(r, "ngcc-ccOLDNAME", 3600);
+        folder(r, &format!("ngcc-cc{me}-live"), 3600);
+        folder(r, "ngcc-cc2147483647-recent", 5);
+        folder(r, "other-old", 3600);
+        sweep_orphans(r, 600);
+        let mut left: Vec<String> = std::fs::read_dir(r)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let mut want = vec![
+            "ngcc-cc2147483647-recent".to_string(),
+            format!("ngcc-cc{me}-live"),
+            "other-old".to_string(),
+        ];
+        want.sort();
+        assert_eq!(left, want);
+    }
 }
