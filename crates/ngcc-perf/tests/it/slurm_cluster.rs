@@ -542,14 +542,11 @@ fn requires_slurm_array_campaign_merges_like_one_run_and_resumes_a_cancelled_tas
 
     // Nothing lost, nothing redone, nothing twice.
     let after = tree(&shard2, "records");
-    let unfinished: Vec<String> = ngcc_perf::dataset::load::files_under(&shard2, "records")
+    let left: Vec<String> = ngcc_perf::dataset::load::files_under(&shard2, "records")
         .into_iter()
         .filter(|rel| unfinished(rel))
         .collect();
-    assert!(
-        unfinished.is_empty(),
-        "the resumed task left {unfinished:?}"
-    );
+    assert!(left.is_empty(), "the resumed task left {left:?}");
     for (rel, bytes) in &before {
         assert!(
             after.get(rel) == Some(bytes),
