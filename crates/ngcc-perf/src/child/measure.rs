@@ -292,13 +292,11 @@ fn loop_trial(
     counter: &mut Counter,
     iters: u64,
 ) -> Result<(f64, u64), String> {
-    counter.start();
-    let t0 = monotonic_raw_ns();
+    let t0 = counter.start_timed();
     for _ in 0..iters {
         runner.call()?;
     }
-    let t1 = monotonic_raw_ns();
-    let cycles = counter.stop();
+    let (t1, cycles) = counter.stop_timed();
     Ok(((t1 - t0) as f64 / 1e9, cycles))
 }
 

@@ -434,6 +434,39 @@ impl Counter {
         self.begin = self.raw();
     }
 
+    /// [`Counter::start`] and the clock read beside it: the trial's seconds start at the
+    /// returned ns. With a free-running counter the two are read again while the counter ran
+    /// more than [`PAIR_MAX_NS`] across the clock read: a preemption between the reads puts
+    /// time in the ticks that the seconds lack (under load, an honest 11 ms trial once got
+    /// 1.1 ms of it and was flagged by the record's clock check).
+    pub fn start_timed(&mut self) -> u64 {
+        self.start();
+        let Some(limit) = self.pair_limit_ticks() else {
+            return monotonic_raw_ns();
+        };
+        let (before, ns, _) = tight_pair(|| self.raw(), monotonic_raw_ns, limit);
+        self.begin = before;
+        ns
+    }
+
+    /// The clock read and [`Counter::stop`] closing a window opened by
+    /// [`Counter::start_timed`], read again the same way: (ns, ticks).
+    pub fn stop_timed(&mut self) -> (u64, u64) {
+        let Some(limit) = self.pair_limit_ticks() else {
+            let ns = monotonic_raw_ns();
+            return (ns, self.stop());
+        };
+        let (_, ns, after) = tight_pair(|| self.raw(), monotonic_raw_ns, limit);
+        (ns, self.finish(after))
+    }
+
+    /// Ticks that surely last [`PAIR_MAX_NS`] or less; `None` when the counter does not run
+    /// with the wall clock (perf cycles, none).
+    fn pair_limit_ticks(&self) -> Option<u64> {
+        self.max_tick_ns()
+            .map(|tick_ns| (PAIR_MAX_NS / tick_ns).max(1.0) as u64)
+    }
+
     /// Closes the timed window and returns its ticks (0 when the counter cannot be read).
     #[inline]
     pub fn stop(&mut self) -> u64 {
@@ -448,11 +481,41 @@ impl Counter {
             return if nr >= 1 { buf[1] } else { 0 };
         }
         let end = self.raw();
+        self.finish(end)
+    }
+
+    /// The free-running counter's window ends at `end`; the instructions counter stops now.
+    #[inline]
+    fn finish(&mut self, end: u64) -> u64 {
         if let Some(fd) = &self.instructions_fd {
             self.last_instructions = stop_standalone(fd.as_raw_fd());
         }
         end.wrapping_sub(self.begin)
     }
+}
+
+/// Longest a free-running counter may run across the clock read beside it (`start_timed`):
+/// a normal pair takes well under 0.2 µs, and the record's clock check allows 2 µs a trial.
+pub const PAIR_MAX_NS: f64 = 1_000.0;
+/// Pairs read before the last one is kept anyway (a host preempting that often is flagged
+/// by the check, as it should be).
+const PAIR_TRIES: u32 = 64;
+
+/// (counter, clock, counter) read in that order, again while the counter moved more than
+/// `limit` ticks across the clock read.
+fn tight_pair(counter: impl Fn() -> u64, clock: impl Fn() -> u64, limit: u64) -> (u64, u64, u64) {
+    let mut before = counter();
+    let mut ns = clock();
+    let mut after = counter();
+    for _ in 1..PAIR_TRIES {
+        if after.wrapping_sub(before) <= limit {
+            break;
+        }
+        before = counter();
+        ns = clock();
+        after = counter();
+    }
+    (before, ns, after)
 }
 
 #[inline]
@@ -496,6 +559,35 @@ pub fn overhead(counter: &mut Counter) -> (u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pair_interrupted_between_its_reads_is_read_again() {
+        use std::cell::Cell;
+        // A counter that jumps by a million ticks between the first counter read and the
+        // second (a preemption across the clock read), then runs normally.
+        let reads = Cell::new(0u64);
+        let counter = || {
+            let n = reads.get();
+            reads.set(n + 1);
+            100 * n + if n >= 1 { 1_000_000 } else { 0 }
+        };
+        let clock = Cell::new(0u64);
+        let clock = || {
+            clock.set(clock.get() + 1);
+            clock.get()
+        };
+        let (before, ns, after) = tight_pair(counter, clock, 500);
+        assert_eq!((before, ns, after), (1_000_200, 2, 1_000_300));
+        // A host that preempts every pair: the last one is kept, after PAIR_TRIES.
+        let reads = Cell::new(0u64);
+        let jumpy = || {
+            reads.set(reads.get() + 1);
+            reads.get() * 10_000
+        };
+        let (before, _, after) = tight_pair(jumpy, || 0, 500);
+        assert_eq!(after - before, 10_000);
+        assert_eq!(reads.get(), 2 * PAIR_TRIES as u64);
+    }
 
     /// Minimum ticks over `reps` windows of `n` busy steps.
     fn min_ticks(c: &mut Counter, n: u64, reps: usize) -> u64 {
