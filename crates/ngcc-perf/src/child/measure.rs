@@ -293,10 +293,9 @@ fn loop_trial(
     iters: u64,
 ) -> Result<(f64, u64), String> {
     let t0 = counter.start_timed();
-    for _ in 0..iters {
-        runner.call()?;
-    }
+    let done = runner.call_n(iters);
     let (t1, cycles) = counter.stop_timed();
+    done?;
     Ok(((t1 - t0) as f64 / 1e9, cycles))
 }
 
