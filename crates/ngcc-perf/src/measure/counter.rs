@@ -428,10 +428,16 @@ impl Counter {
             perf::ioctl(fd, perf::IOC_ENABLE, perf::IOC_FLAG_GROUP);
             return;
         }
+        self.start_instructions();
+        self.begin = self.raw();
+    }
+
+    /// The standalone instructions counter (with TSC/CNTVCT), if there is one.
+    #[inline]
+    fn start_instructions(&self) {
         if let Some(fd) = &self.instructions_fd {
             start_standalone(fd.as_raw_fd());
         }
-        self.begin = self.raw();
     }
 
     /// [`Counter::start`] and the clock read beside it: the trial's seconds start at the
@@ -440,10 +446,11 @@ impl Counter {
     /// time in the ticks that the seconds lack (under load, an honest 11 ms trial once got
     /// 1.1 ms of it and was flagged by the record's clock check).
     pub fn start_timed(&mut self) -> u64 {
-        self.start();
         let Some(limit) = self.pair_limit_ticks() else {
+            self.start();
             return monotonic_raw_ns();
         };
+        self.start_instructions();
         let (before, ns, _) = tight_pair(|| self.raw(), monotonic_raw_ns, limit);
         self.begin = before;
         ns
