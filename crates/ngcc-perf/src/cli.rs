@@ -71,8 +71,25 @@ pub enum Cmd {
     Jailed,
 }
 
+/// `__child` or `__jailed` alone: the jail's two entry points, which start once per job
+/// (thousands per campaign, some under memcheck) and take no arguments, so they skip building
+/// the whole CLI (1.3 ms of CPU per process at opt-level 1, 4 ms at 0).
+fn internal_entry() -> Option<Cmd> {
+    let mut args = std::env::args_os().skip(1);
+    let (first, rest) = (args.next()?, args.next());
+    match (first.to_str()?, rest) {
+        ("__child", None) => Some(Cmd::Child),
+        ("__jailed", None) => Some(Cmd::Jailed),
+        _ => None,
+    }
+}
+
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = match internal_entry() {
+        Some(cmd) => Ok(Cli { cmd }),
+        None => Cli::try_parse(),
+    };
+    let cli = match parsed {
         Ok(c) => c,
         Err(e) if !e.use_stderr() => e.exit(), // --help, --version
         Err(e) => {
