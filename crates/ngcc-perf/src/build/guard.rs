@@ -2,7 +2,8 @@
 //! flags that load or run other programs, read options from files, or write files where
 //! ngcc-perf did not choose are refused; and every path a manifest names must resolve
 //! (symlinks and `..` followed) inside the candidate's folder, a `--candidates` folder, the
-//! fetched PQClean tree or a `--allow-source-root`. A refusal is a BUILDFAIL of that instance.
+//! fetched PQClean tree (when the manifest names `${PQCLEAN}`) or a `--allow-source-root`.
+//! A refusal is a BUILDFAIL of that instance.
 
 use crate::candidate::Candidate;
 use std::path::{Path, PathBuf};
@@ -22,7 +23,9 @@ pub fn set_roots(roots: &[PathBuf]) {
 fn allowed_roots(cand: &Candidate) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = ROOTS.lock().unwrap_or_else(|e| e.into_inner()).clone();
     v.extend(std::fs::canonicalize(&cand.root));
-    if let Ok(pq) = crate::samples::pqclean_dir() {
+    if cand.uses_pqclean()
+        && let Ok(pq) = crate::samples::pqclean_dir()
+    {
         v.extend(std::fs::canonicalize(pq));
     }
     v

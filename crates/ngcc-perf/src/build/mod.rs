@@ -133,7 +133,8 @@ fn helper_files(
 
 /// Source paths as recorded: `${PQCLEAN}/…`, relative to the run or candidate, never $HOME.
 fn portable(cand: &Candidate, run: &RunDir, path: &Path) -> String {
-    if let Ok(pq) = crate::samples::pqclean_dir()
+    if cand.uses_pqclean()
+        && let Ok(pq) = crate::samples::pqclean_dir()
         && let Ok(rest) = path.strip_prefix(&pq)
     {
         return format!("${{PQCLEAN}}/{}", rest.display());

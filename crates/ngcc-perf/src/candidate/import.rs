@@ -1,6 +1,7 @@
 //! `ngcc-perf import pqclean`: one manifest per PQClean scheme family; `import ngcc`
 //! (official NGCC packages) lives in `ngcc/`.
 
+use super::manifest::PQCLEAN_VAR;
 use super::pqclean::{self, PqcImpl};
 use super::{Api, Candidate, Instance, KatSpec};
 use anyhow::{Result, bail};
@@ -120,7 +121,7 @@ pub fn pqclean_candidates(tree: Option<&Path>, all_impls: bool) -> Result<Vec<Ca
             t.to_path_buf(),
             std::path::absolute(t)?.to_string_lossy().to_string(),
         ),
-        None => (crate::samples::pqclean_dir()?, "${PQCLEAN}".to_string()),
+        None => (crate::samples::pqclean_dir()?, PQCLEAN_VAR.to_string()),
     };
     let mut families: BTreeMap<&str, Candidate> = BTreeMap::new();
     for imp in pqclean::scan(&root)? {

@@ -45,6 +45,9 @@ pub enum Api {
     Nist,
 }
 
+/// The placeholder for the fetched PQClean tree in manifest paths.
+pub const PQCLEAN_VAR: &str = "${PQCLEAN}";
+
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Candidate {
@@ -209,11 +212,26 @@ impl Candidate {
         Ok(())
     }
 
+    /// Whether any path of the manifest names the fetched PQClean tree (`${PQCLEAN}`). Only
+    /// then is the tree located (`cargo metadata`, a download on a new machine) and allowed
+    /// as a source root: a package that never names it builds without cargo or a network.
+    pub fn uses_pqclean(&self) -> bool {
+        let named = |p: &str| p.contains(PQCLEAN_VAR);
+        self.package.as_deref().is_some_and(named)
+            || self.iccs_helpers.as_deref().is_some_and(named)
+            || self.instances.iter().any(|i| {
+                named(&i.dir)
+                    || [&i.sources, &i.extra_sources, &i.include]
+                        .iter()
+                        .any(|v| v.iter().any(|p| named(p)))
+            })
+    }
+
     /// Expands `${PQCLEAN}` and `${PACKAGE}` and resolves relative paths against `base`.
     pub fn resolve(&self, base: &Path, path: &str) -> Result<PathBuf> {
-        let mut expanded = if path.contains("${PQCLEAN}") {
+        let mut expanded = if path.contains(PQCLEAN_VAR) {
             let dir = crate::samples::pqclean_dir()?;
-            path.replace("${PQCLEAN}", &dir.to_string_lossy())
+            path.replace(PQCLEAN_VAR, &dir.to_string_lossy())
         } else {
             path.to_string()
         };
@@ -266,5 +284,33 @@ impl Instance {
             .as_ref()
             .and_then(|k| k.rng.clone())
             .unwrap_or(KatRng::Nist)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_manifest_naming_the_pqclean_tree_uses_it() {
+        let parse = |t: &str| toml::from_str::<Candidate>(t).unwrap();
+        let head = "id = \"c\"\nalgorithm = \"A\"\nkind = \"kem\"\napi = \"nist\"\n";
+        let own = parse(&format!(
+            "{head}[[instances]]\nlabel = \"a\"\ndir = \"src\"\n"
+        ));
+        assert!(!own.uses_pqclean());
+        for field in [
+            "dir = \"${PQCLEAN}/crypto_kem/x\"",
+            "dir = \"src\"\nextra_sources = [\"${PQCLEAN}/common/fips202.c\"]",
+            "dir = \"src\"\ninclude = [\".\", \"${PQCLEAN}/common\"]",
+            "dir = \"src\"\nsources = [\"${PQCLEAN}/x/*.c\"]",
+        ] {
+            let c = parse(&format!("{head}[[instances]]\nlabel = \"a\"\n{field}\n"));
+            assert!(c.uses_pqclean(), "{field}");
+        }
+        let helpers = parse(&format!(
+            "{head}iccs_helpers = \"${{PQCLEAN}}/h\"\n[[instances]]\nlabel = \"a\"\ndir = \"src\"\n"
+        ));
+        assert!(helpers.uses_pqclean());
     }
 }
