@@ -26,8 +26,13 @@ const SLOTS: usize = 8192;
 /// Overhead measurement: rounds × calls per round; the median round is kept.
 const OVERHEAD_ROUNDS: usize = 9;
 const OVERHEAD_CALLS: u64 = 20_000;
-/// Tick-rate calibration spin (reference: 100 ms of CLOCK_MONOTONIC_RAW).
-const TICK_HZ_SPIN_NS: u64 = 100_000_000;
+/// The tick rate is measured between the job's first and last (ticks, clock) pairs, at least
+/// this far apart (the reference spins 100 ms for it). A pair is read back to back, good to
+/// tens of ns, so 10 ms gives the rate to about 1e-5; a job that profiles for longer spins
+/// not at all.
+const TICK_HZ_MIN_NS: u64 = 10_000_000;
+/// A pair whose clock reads lie further apart than this was interrupted: read again.
+const PAIR_MAX_NS: u64 = 1_000;
 
 struct Prof {
     tick_source: unsafe extern "C" fn() -> *const c_char,
@@ -118,14 +123,34 @@ impl Prof {
         (calls, overflow)
     }
 
-    /// Ticks per second of the wrapper's tick source.
-    fn tick_hz(&self) -> f64 {
-        let (n0, k0) = (monotonic_raw_ns(), self.ticks());
-        let mut n1 = n0;
-        while n1 - n0 < TICK_HZ_SPIN_NS {
-            n1 = monotonic_raw_ns();
+    /// (ticks, clock ns) read back to back: the ticks between two clock reads, read again
+    /// while those lie more than `PAIR_MAX_NS` apart (a preemption between them), at most 64
+    /// times.
+    fn pair(&self) -> (u64, u64) {
+        let mut best = (0, 0, u64::MAX);
+        for _ in 0..64 {
+            let n0 = monotonic_raw_ns();
+            let k = self.ticks();
+            let n1 = monotonic_raw_ns();
+            let gap = n1.saturating_sub(n0);
+            if gap < best.2 {
+                best = (k, n0 + gap / 2, gap);
+            }
+            if gap <= PAIR_MAX_NS {
+                break;
+            }
         }
-        let k1 = self.ticks();
+        (best.0, best.1)
+    }
+
+    /// Ticks per second of the wrapper's tick source since `start` (a [`Prof::pair`]),
+    /// waiting until at least `TICK_HZ_MIN_NS` have passed.
+    fn tick_hz_since(&self, start: (u64, u64)) -> f64 {
+        let (k0, n0) = start;
+        while monotonic_raw_ns().saturating_sub(n0) < TICK_HZ_MIN_NS {
+            std::hint::spin_loop();
+        }
+        let (k1, n1) = self.pair();
         k1.wrapping_sub(k0) as f64 / ((n1 - n0) as f64 / 1e9)
     }
 
@@ -189,6 +214,7 @@ fn profile(job: &OpJob, lib: &Lib) -> ProfileOutput {
         Err(e) => return failed(out, format!("not a profiling library: {e}")),
     };
     out.tick_source = prof.tick_source();
+    let tick_start = prof.pair();
     prof.enable(false);
     if let Err(e) = seed_library(lib, job.api, job.seed_tweak, job.rng) {
         return failed(out, e);
@@ -208,7 +234,6 @@ fn profile(job: &OpJob, lib: &Lib) -> ProfileOutput {
             return failed(out, format!("warm-up operation failed: {e}"));
         }
     }
-    out.tick_hz = prof.tick_hz();
     (
         out.wrapper_ticks_per_call,
         out.wrapper_inside_ticks_per_call,
@@ -246,6 +271,7 @@ fn profile(job: &OpJob, lib: &Lib) -> ProfileOutput {
         return failed(out, format!("OVERFLOW: {e}"));
     }
     (out.calls, out.overflow_calls) = prof.read();
+    out.tick_hz = prof.tick_hz_since(tick_start);
     out.operations = job.iterations;
     out.total_ticks = total;
     out.status = ProcessStatus::Complete;
