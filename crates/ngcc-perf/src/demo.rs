@@ -18,9 +18,9 @@ pub struct DemoArgs {
     /// Seconds of timed work per trial (the demo keeps it short).
     #[arg(long, default_value_t = 0.1)]
     pub trial_target: f64,
-    /// Budget per operation in seconds (the demo's half second puts the trials of a fast
+    /// Budget per operation in seconds (the demo's quarter second puts the trials of a fast
     /// operation in one process; a campaign's default is 900).
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = 0.25)]
     pub op_budget: f64,
     /// System id for the published dataset.
     #[arg(long, default_value = "local_1")]
