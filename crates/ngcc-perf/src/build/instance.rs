@@ -1,6 +1,7 @@
 //! Building one instance into `lib<label>.so`: generated shim, compile, link, fingerprint.
 
 use super::flags::{self, FlagSet};
+use super::objcache;
 use super::sources::{self, SourceSet};
 use crate::candidate::{Api, Candidate, Instance, Kind};
 use crate::dataset::schema::HelperOrigin;
@@ -317,26 +318,60 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
     std::fs::create_dir_all(&obj_dir)?;
     let mut log = String::new();
     let cc = super::compiler::program();
+    let cache = objcache::open().filter(|_| objcache::cacheable(&plan.cflags));
     let mut objects = Vec::new();
     for (i, src) in plan.sources.iter().enumerate() {
         let stem = src.file_stem().unwrap_or_default().to_string_lossy();
         let obj = obj_dir.join(format!("{i:03}_{stem}.o"));
-        let mut cmd = Command::new(&cc);
-        cmd.args(&plan.cflags).args(&plan.defines);
-        for inc in &plan.includes {
-            cmd.arg(format!("-I{}", inc.display()));
-        }
+        let compiler = || {
+            let mut cmd = Command::new(&cc);
+            cmd.args(&plan.cflags).args(&plan.defines);
+            for inc in &plan.includes {
+                cmd.arg(format!("-I{}", inc.display()));
+            }
+            cmd
+        };
         // Compile to a private name and rename: a compiler orphaned by a killed campaign may
         // still be writing the old name when the resumed one links.
         let tmp_obj = obj_dir.join(format!(".{i:03}_{stem}.o.{}.tmp", std::process::id()));
+        let key = match cache {
+            Some(_) => match cache_key(plan, src, &tmp_obj, compiler())? {
+                Ok(key) => key,
+                Err(bound) => {
+                    log.push_str(&bound.log);
+                    finish_log(paths, &log)?;
+                    return Ok(Built {
+                        ok: false,
+                        error: Some(bound.why),
+                    });
+                }
+            },
+            None => None,
+        };
+        let mut cmd = compiler();
         cmd.arg("-c").arg(src).arg("-o").arg(&tmp_obj);
-        if let Some(err) = run_logged(&mut cmd, &mut log)? {
-            let _ = std::fs::remove_file(&tmp_obj);
-            finish_log(paths, &log)?;
-            return Ok(Built {
-                ok: false,
-                error: Some(err),
-            });
+        if let (Some(c), Some(k)) = (cache, &key)
+            && c.get(k, &tmp_obj)
+        {
+            writeln!(log, "$ {}", command_line(&cmd).join(" "))?;
+            writeln!(
+                log,
+                "(object {k:.16}… from the object cache: this compiler and these flags made it \
+                 from the same preprocessed text without a diagnostic)"
+            )?;
+        } else {
+            let ran = run_logged(&mut cmd, &mut log)?;
+            if let Some(err) = ran.error {
+                let _ = std::fs::remove_file(&tmp_obj);
+                finish_log(paths, &log)?;
+                return Ok(Built {
+                    ok: false,
+                    error: Some(err),
+                });
+            }
+            if let (Some(c), Some(k), true) = (cache, &key, ran.silent) {
+                c.put(k, &tmp_obj);
+            }
         }
         std::fs::rename(&tmp_obj, &obj).with_context(|| format!("installing {}", obj.display()))?;
         objects.push(obj);
@@ -355,7 +390,7 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
         .arg("-o")
         .arg(&tmp);
     cmd.args(&objects).args(&plan.ldlibs).arg("-lm");
-    if let Some(err) = run_logged(&mut cmd, &mut log)? {
+    if let Some(err) = run_logged(&mut cmd, &mut log)?.error {
         let _ = std::fs::remove_file(&tmp);
         finish_log(paths, &log)?;
         return Ok(Built {
@@ -378,25 +413,90 @@ fn finish_log(paths: &Paths, log: &str) -> Result<()> {
     atomic_write(&paths.log, all.as_bytes())
 }
 
-/// Runs one command, appending `$ cmd` and its output to `log`; returns the error summary.
-fn run_logged(cmd: &mut Command, log: &mut String) -> Result<Option<String>> {
-    let line: Vec<String> = std::iter::once(cmd.get_program().to_string_lossy().to_string())
+/// What one logged command did.
+struct Ran {
+    /// Its error summary when it failed.
+    error: Option<String>,
+    /// It printed nothing.
+    silent: bool,
+}
+
+fn command_line(cmd: &Command) -> Vec<String> {
+    std::iter::once(cmd.get_program().to_string_lossy().to_string())
         .chain(cmd.get_args().map(|a| a.to_string_lossy().to_string()))
-        .collect();
+        .collect()
+}
+
+/// A compile's object-cache key, from its preprocessed text (`-E -P` into a file beside the
+/// objects). `Ok(None)`: preprocessing failed or spoke, so the compile runs and says why.
+/// `Err`: the preprocessor hit a build bound, which the compile would hit too.
+fn cache_key(
+    plan: &Plan,
+    src: &Path,
+    tmp_obj: &Path,
+    mut cmd: Command,
+) -> Result<std::result::Result<Option<String>, BoundHit>> {
+    let text = tmp_obj.with_extension("i");
+    cmd.arg("-E").arg("-P").arg(src).arg("-o").arg(&text);
+    let out = super::bounded::output(&mut cmd)
+        .with_context(|| format!("running {}", cmd.get_program().to_string_lossy()))?;
+    let digest = sha256_file(&text).ok();
+    let _ = std::fs::remove_file(&text);
+    if let Some(why) = out.bound_hit(&program_name(&cmd)) {
+        let mut log = format!("$ {}\n", command_line(&cmd).join(" "));
+        log.push_str(&String::from_utf8_lossy(&out.stderr));
+        writeln!(log, "{why}")?;
+        return Ok(Err(BoundHit { log, why }));
+    }
+    let spoke = !out.stdout.is_empty() || !out.stderr.is_empty();
+    let Some(digest) = digest.filter(|_| out.success() && !spoke) else {
+        return Ok(Ok(None));
+    };
+    let args = plan.cflags.iter().chain(&plan.defines).map(String::as_str);
+    Ok(Ok(Some(objcache::key(
+        &super::compiler::program(),
+        &super::compiler::version_line(),
+        args,
+        src,
+        &digest,
+    ))))
+}
+
+/// The preprocessor stopped by a build bound: its log lines and the one-line reason.
+struct BoundHit {
+    log: String,
+    why: String,
+}
+
+fn program_name(cmd: &Command) -> String {
+    let program = cmd.get_program().to_string_lossy();
+    Path::new(&*program)
+        .file_name()
+        .map_or(program.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// Runs one command, appending `$ cmd` and its output to `log`.
+fn run_logged(cmd: &mut Command, log: &mut String) -> Result<Ran> {
+    let line = command_line(cmd);
     writeln!(log, "$ {}", line.join(" "))?;
     let out = super::bounded::output(cmd).with_context(|| format!("running {}", line[0]))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     log.push_str(&String::from_utf8_lossy(&out.stdout));
     log.push_str(&stderr);
+    let silent = out.stdout.is_empty() && out.stderr.is_empty();
     if out.success() {
-        return Ok(None);
+        return Ok(Ran {
+            error: None,
+            silent,
+        });
     }
-    let program = Path::new(&line[0])
-        .file_name()
-        .map_or(line[0].clone(), |n| n.to_string_lossy().into_owned());
-    if let Some(why) = out.bound_hit(&program) {
+    let failed = |why: String| Ran {
+        error: Some(why),
+        silent,
+    };
+    if let Some(why) = out.bound_hit(&program_name(cmd)) {
         writeln!(log, "{why}")?;
-        return Ok(Some(why));
+        return Ok(failed(why));
     }
     // The most telling line: an undefined reference, else the first error that is not
     // the linker driver's summary.
@@ -415,5 +515,5 @@ fn run_logged(cmd: &mut Command, log: &mut String) -> Result<Option<String>> {
     if let Some(status) = out.status {
         writeln!(log, "exit status: {status}")?;
     }
-    Ok(Some(first))
+    Ok(failed(first))
 }

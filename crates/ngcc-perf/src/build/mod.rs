@@ -8,6 +8,7 @@ pub mod elf;
 pub mod flags;
 pub mod guard;
 pub mod instance;
+pub mod objcache;
 pub mod sources;
 
 use crate::candidate::{Candidate, Instance};

@@ -23,6 +23,7 @@ mod measure_plan;
 mod measure_timing;
 mod merge_shards;
 mod ngcc_import;
+mod object_cache;
 mod own_code;
 mod profile_campaign;
 mod profile_wrappers;
