@@ -102,6 +102,11 @@ impl Phase {
 }
 
 #[derive(Args, Debug, Clone)]
+#[command(
+    after_help = "Compiled objects are shared by runs through an object cache keyed by compiler, \
+flags and preprocessed text (~/.cache/ngcc-perf/objects; NGCC_OBJECT_CACHE=DIR elsewhere, \
+NGCC_OBJECT_CACHE=off none)."
+)]
 pub struct CampaignArgs {
     /// `all` (build, kat, calibrate, measure, profile) or a comma list of those and
     /// `baseline` (the ICCS helpers sm3hash, pseudohash, pseudoXOF built, self-tested against
