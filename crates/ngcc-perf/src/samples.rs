@@ -109,10 +109,7 @@ fn fetch_manifest_dir() -> Result<PathBuf> {
     if repo.join("Cargo.toml").is_file() {
         return Ok(repo);
     }
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
+    let base = crate::util::cache_home().unwrap_or_else(std::env::temp_dir);
     let dir = base.join("ngcc-perf/samples-pqclean");
     for (name, text) in [
         ("Cargo.toml", MANIFEST),

@@ -44,13 +44,7 @@ fn folder() -> Option<PathBuf> {
     match std::env::var_os(ENV) {
         Some(v) if v == "off" => None,
         Some(v) if !v.is_empty() => Some(PathBuf::from(v)),
-        _ => {
-            let base = std::env::var_os("XDG_CACHE_HOME")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-            Some(base.join("ngcc-perf/objects"))
-        }
+        _ => crate::util::cache_home().map(|base| base.join("ngcc-perf/objects")),
     }
 }
 

@@ -5,7 +5,7 @@ pub(crate) mod hexs;
 pub(crate) mod progress;
 pub(crate) mod time;
 
-pub use fsx::{atomic_write, read_json, sha256_file, sha256_hex, write_json};
+pub use fsx::{atomic_write, cache_home, read_json, sha256_file, sha256_hex, write_json};
 
 /// Last `n` characters of `s` (stderr kept in records and logs).
 pub fn tail(s: &str, n: usize) -> String {

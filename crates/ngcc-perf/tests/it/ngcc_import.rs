@@ -195,22 +195,19 @@ fn corpus_instances_pass_their_kat_through_the_importer_from_renamed_copies() {
         },
         t.elapsed().as_secs_f64()
     );
-    let want: Vec<String> = if all {
-        let mut v: Vec<String> = CORPUS
+    let mut want: Vec<String> = if all {
+        CORPUS
             .iter()
             .flat_map(|(id, _, _)| {
                 manifest_labels(&corpus.join(format!("harness/{id}/kat.sha256")))
                     .into_iter()
                     .map(move |l| format!("{id}/{l}"))
             })
-            .collect();
-        v.sort();
-        v
+            .collect()
     } else {
-        let mut v: Vec<String> = FAMILY_FIRSTS.iter().map(|k| k.to_string()).collect();
-        v.sort();
-        v
+        FAMILY_FIRSTS.iter().map(|k| k.to_string()).collect()
     };
+    want.sort();
     let mut got: Vec<String> = entries.iter().map(|(k, _)| k.to_string()).collect();
     got.sort();
     assert_eq!(got, want, "{stderr}");
