@@ -13,8 +13,15 @@ use std::sync::OnceLock;
 
 // ------------------------------------------------------------------ running the binary
 
+/// The binary, with the object cache under this build's target folder: tests never read or
+/// fill the user's `~/.cache/ngcc-perf/objects` (a test may still set its own).
 pub fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ngcc-perf"))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ngcc-perf"));
+    cmd.env(
+        "NGCC_OBJECT_CACHE",
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("object-cache"),
+    );
+    cmd
 }
 
 pub fn ngcc(args: &[&OsStr]) -> Output {
