@@ -71,6 +71,7 @@ fn files_below(root: &Path, rel: &str, out: &mut Vec<String>) {
 
 #[test]
 fn killed_campaigns_resume_without_losing_or_corrupting_anything() {
+    let _timed = common::measuring();
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
     let seed = std::env::var("ZOO_CRASH_SEED")
