@@ -24,6 +24,7 @@ mod measure_timing;
 mod merge_shards;
 mod ngcc_import;
 mod object_cache;
+mod ordered_pages;
 mod own_code;
 mod profile_campaign;
 mod profile_wrappers;
