@@ -540,8 +540,8 @@ fn check_record(ds: &Dataset, lr: &LoadedRecord, problems: &mut Vec<String>) {
 /// the summary's ratio (candidate mean cycles / pseudoXOF mean cycles) recomputed from both
 /// records' raw trials. `None` when the dataset has no baseline.
 fn check_baseline(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
+    use crate::dataset::guide::HASH_SIZES as SIZES;
     use crate::dataset::schema::baseline::CANDIDATE;
-    const SIZES: [u64; 8] = [32, 128, 512, 1024, 4096, 8192, 16384, 65536];
     let iccs: Vec<&LoadedRecord> = ds
         .records
         .iter()
