@@ -186,6 +186,23 @@ mod tests {
         );
     }
 
+    /// The README's first command is `cargo run --release -- demo`: with xtask a second binary
+    /// in the workspace, cargo can choose only when the default members exclude it.
+    #[test]
+    fn cargo_run_without_package_still_means_the_product() {
+        let manifest =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml"))
+                .unwrap();
+        let line = manifest
+            .lines()
+            .find(|l| l.starts_with("default-members"))
+            .expect("the workspace names its default members");
+        assert!(
+            line.contains("crates/ngcc-perf") && !line.contains("xtask"),
+            "{line}"
+        );
+    }
+
     #[test]
     fn search_dirs_end_with_the_sbin_folders_once() {
         let d = search_dirs(Some(OsString::from("/opt/x:/usr/sbin")));

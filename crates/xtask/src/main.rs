@@ -50,6 +50,7 @@ fn test(extra: &[String]) -> ExitCode {
             );
             return ExitCode::from(2);
         }
+        let (t0, cpu0) = (std::time::Instant::now(), children_cpu_s());
         for cmd in install_commands(&need, privilege) {
             eprintln!("xtask: {}", cmd.join(" "));
             let ok = Command::new(&cmd[0])
@@ -65,6 +66,11 @@ fn test(extra: &[String]) -> ExitCode {
                 return ExitCode::from(2);
             }
         }
+        eprintln!(
+            "xtask: installed in {:.0} s, {:.1} CPU-s",
+            t0.elapsed().as_secs_f64(),
+            children_cpu_s() - cpu0
+        );
         // A package whose programs are still absent (a renamed binary, a partial install)
         // would fail its tests later, after minutes of building: stop here instead.
         let still = missing(|p| on_path(&dirs, p));
@@ -149,4 +155,19 @@ fn privilege() -> Privilege {
     } else {
         Privilege::None
     }
+}
+
+/// CPU seconds of this process's waited-for children and their descendants (fields 16 and 17
+/// of /proc/self/stat, in USER_HZ = 100 ticks on Linux): what the install cost, apt and dpkg
+/// included, for the user to see beside the test run's own figures.
+fn children_cpu_s() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The command name (field 2) may hold spaces; the fields after its ')' are fixed.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0.0))
+        .collect();
+    // rest starts at field 3: cutime is field 16, cstime field 17.
+    (f.get(13).copied().unwrap_or(0.0) + f.get(14).copied().unwrap_or(0.0)) / 100.0
 }
