@@ -277,6 +277,10 @@ fn reference_candidates_land_in_their_groups_with_statistical_ranks() {
     let o = report(&data, &out2, &[]);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(check_groups(&data, &catalog, &out2, "arm_1"), 15);
+    // To read the pages: NGCC_ORDERED_PAGES_DIR=DIR keeps a copy.
+    if let Some(dir) = std::env::var_os("NGCC_ORDERED_PAGES_DIR") {
+        copy_tree(&out2, Path::new(&dir));
+    }
     let hash = std::fs::read_to_string(out2.join("performance/ordered_hash_256_arm_1.md")).unwrap();
     assert!(hash.contains("`Dragon-512` |"), "{hash}");
     assert!(hash.contains("| marked |"), "{hash}");
@@ -485,7 +489,8 @@ fn ordered_site_pages_render_in_chromium_without_dead_links() {
         }
         let run = chromium(
             &bin,
-            &tmp.path().join(format!("profile-{}", page.replace('/', "_"))),
+            &tmp.path()
+                .join(format!("profile-{}", page.replace('/', "_"))),
             &["--dump-dom".into()],
             &format!("file://{}?selfcheck", out.join(page).display()),
         );
