@@ -40,27 +40,31 @@ pub enum Phase {
     Calibrate,
     Measure,
     Profile,
+    /// Heap, stack and static size per operation, outside the timed runs (issue 36).
+    Memory,
     /// Constant-time evidence (issue 17): opt-in, not part of `all`.
     Ct,
 }
 
 impl Phase {
     /// Every phase, in the order `all` runs them.
-    pub const ALL: [Phase; 5] = [
+    pub const ALL: [Phase; 6] = [
         Phase::Build,
         Phase::Kat,
         Phase::Calibrate,
         Phase::Measure,
         Phase::Profile,
+        Phase::Memory,
     ];
     /// Every phase that can be named, in pipeline order.
-    pub const NAMED: [Phase; 7] = [
+    pub const NAMED: [Phase; 8] = [
         Phase::Build,
         Phase::Kat,
         Phase::Baseline,
         Phase::Calibrate,
         Phase::Measure,
         Phase::Profile,
+        Phase::Memory,
         Phase::Ct,
     ];
 
@@ -73,6 +77,7 @@ impl Phase {
             Phase::Calibrate => "calibrate",
             Phase::Measure => "measure",
             Phase::Profile => "profile",
+            Phase::Memory => "memory",
             Phase::Ct => "ct",
         }
     }
@@ -378,7 +383,7 @@ mod tests {
     fn phases_run_in_pipeline_order() {
         assert_eq!(
             Phase::parse_list("all").unwrap().last(),
-            Some(&Phase::Profile)
+            Some(&Phase::Memory)
         );
         assert_eq!(
             Phase::parse_list("profile,measure").unwrap(),
