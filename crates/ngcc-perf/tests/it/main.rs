@@ -37,5 +37,6 @@ mod site_chromium;
 mod site_fixture;
 mod slurm_cluster;
 mod stale_state;
+mod tool_jail;
 mod validate_fixture;
 mod zoo_campaign;
