@@ -113,7 +113,7 @@ flags and preprocessed text (~/.cache/ngcc-perf/objects; NGCC_OBJECT_CACHE=DIR e
 NGCC_OBJECT_CACHE=off none)."
 )]
 pub struct CampaignArgs {
-    /// `all` (build, kat, calibrate, measure, profile) or a comma list of those and
+    /// `all` (build, kat, calibrate, measure, profile, memory: heap, stack and static size per operation on a relink with a heap recorder, outside the timed runs) or a comma list of those and
     /// `baseline` (the ICCS helpers sm3hash, pseudohash, pseudoXOF built, self-tested against
     /// the Rust model and timed as hash instances `iccs/<label>`, e.g. `iccs/pseudoXOF-256`; opt-in)
     /// and `ct` (constant-time evidence per KEM/signature/KEX operation: a valgrind memcheck
@@ -168,7 +168,7 @@ pub struct CampaignArgs {
     pub shard_count: Option<u32>,
     /// Start a new run directory from the shared build run BUILD (build and KAT done once,
     /// before the shards): copies build.json, campaign.json, every KAT log and this shard's
-    /// libraries, objects and KAT output. Only calibrate, measure and profile may run.
+    /// libraries, objects and KAT output. Only calibrate, measure, profile and memory may run.
     #[arg(long, value_name = "BUILD")]
     pub build_from: Option<PathBuf>,
     /// `kat_issues.csv` (`ID;Label;Action;Cause`): rows with action `exclude` are not timed.
@@ -396,7 +396,7 @@ mod tests {
         let e = Phase::parse_list("bild").unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown phase \"bild\" (phases: all, build, kat, baseline, calibrate, measure, profile, ct)"
+            "unknown phase \"bild\" (phases: all, build, kat, baseline, calibrate, measure, profile, memory, ct)"
         );
     }
 }

@@ -119,7 +119,6 @@ fn measure(job: &OpJob, op: &Op, lib: &Lib, out: &mut OpMemory) -> Result<(), St
     // more than once itself when a call is deeper than its first paint).
     let a = super::stack::peak_stack_bytes(&mut counted);
     let b = super::stack::peak_stack_bytes(&mut counted);
-    drop(counted);
     let v = rec.stats();
     out.load_allocations = v[LOAD_ALLOCATIONS];
     out.load_bytes = v[LOAD_BYTES];
