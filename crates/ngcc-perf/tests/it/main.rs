@@ -25,6 +25,7 @@ mod memory_phase;
 mod merge_shards;
 mod ngcc_import;
 mod object_cache;
+mod ordered_pages;
 mod own_code;
 mod profile_campaign;
 mod profile_wrappers;
