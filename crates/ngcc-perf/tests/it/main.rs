@@ -25,6 +25,7 @@ mod merge_shards;
 mod ngcc_import;
 mod object_cache;
 mod own_code;
+mod pqclean_by_path;
 mod profile_campaign;
 mod profile_wrappers;
 mod publish_run;
