@@ -21,6 +21,7 @@ mod measure_campaign;
 mod measure_host;
 mod measure_plan;
 mod measure_timing;
+mod memory_phase;
 mod merge_shards;
 mod ngcc_import;
 mod object_cache;
