@@ -27,6 +27,7 @@ mod ngcc_import;
 mod object_cache;
 mod ordered_pages;
 mod own_code;
+mod pqclean_by_path;
 mod profile_campaign;
 mod profile_wrappers;
 mod publish_run;
