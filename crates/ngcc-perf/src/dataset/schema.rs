@@ -720,6 +720,12 @@ pub struct BuildEntry {
     /// (the layers all of them had).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build_containment: Option<Containment>,
+    /// candidate.toml `security_target` (bits), for `ngcc-perf catalog`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security_target: Option<u32>,
+    /// candidate.toml `representative = true`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub representative: bool,
 }
 
 /// Where an ICCS helper file linked into a library came from.
