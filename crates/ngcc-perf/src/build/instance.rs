@@ -329,6 +329,14 @@ fn config_header(cand: &Candidate, inst: &Instance, flag_set: FlagSet) -> Result
     Ok(h)
 }
 
+/// `p` from the root (relative to our working folder, which the jail does not show).
+fn abs(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        return p.to_path_buf();
+    }
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
 /// Result of compiling and linking (the log holds every command and its output).
 #[derive(Debug, Clone)]
 pub struct Built {
@@ -380,7 +388,8 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
     for (name, text) in &plan.generated {
         atomic_write(&shim_dir.join(name), text.as_bytes())?;
     }
-    let obj_dir = paths.work.join(format!("obj-{}", plan.flag_set.name()));
+    // The compiler's working folder is its jail's scratch: every path it gets is absolute.
+    let obj_dir = abs(&paths.work).join(format!("obj-{}", plan.flag_set.name()));
     std::fs::create_dir_all(&obj_dir)?;
     let mut log = String::new();
     let cc = super::compiler::program();
@@ -397,7 +406,7 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
             let mut cmd = Command::new(&cc);
             cmd.args(&plan.cflags).args(&plan.defines);
             for inc in &plan.includes {
-                cmd.arg(format!("-I{}", inc.display()));
+                cmd.arg(format!("-I{}", abs(inc).display()));
             }
             cmd
         };
@@ -416,7 +425,7 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
             None => None,
         };
         let mut cmd = compiler();
-        cmd.arg("-c").arg(src).arg("-o").arg(&tmp_obj);
+        cmd.arg("-c").arg(abs(src)).arg("-o").arg(&tmp_obj);
         if let (Some(c), Some(k)) = (cache, &key)
             && c.get(k, &tmp_obj)
         {
@@ -440,14 +449,12 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
         std::fs::rename(&tmp_obj, &obj).with_context(|| format!("installing {}", obj.display()))?;
         objects.push(obj);
     }
-    let map = paths.work.join("exports.map");
+    let map = abs(&paths.work).join("exports.map");
     atomic_write(&map, b"{\n  global: ngcc_*;\n  local: *;\n};\n")?;
     if let Some(parent) = paths.library.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    let tmp = paths
-        .library
-        .with_extension(format!("so.{}.tmp", std::process::id()));
+    let tmp = abs(&paths.library).with_extension(format!("so.{}.tmp", std::process::id()));
     let mut cmd = Command::new(&cc);
     cmd.args(flags::LINK)
         .arg(format!("-Wl,--version-script={}", map.display()))
@@ -499,7 +506,7 @@ fn cache_key(
     jail: &Jail,
 ) -> Result<std::result::Result<Option<String>, BoundHit>> {
     let text = tmp_obj.with_extension("i");
-    cmd.arg("-E").arg("-P").arg(src).arg("-o").arg(&text);
+    cmd.arg("-E").arg("-P").arg(abs(src)).arg("-o").arg(&text);
     let out = jail
         .run(&cmd, &text)
         .with_context(|| format!("running {}", cmd.get_program().to_string_lossy()))?;

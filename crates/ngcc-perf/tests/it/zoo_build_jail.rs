@@ -43,12 +43,15 @@ fn host_files_are_invisible_to_the_compiler() {
         copy_tree(&zoo.join(sub), &cands.join(sub));
     }
     let run = dir.path().join("run");
+    // Relative candidate and run folders: the compiler's working folder is its scratch, so
+    // every path it gets must be absolute.
     let out = campaign_cmd(
         "build,kat",
-        &cands,
-        &run,
+        Path::new("cands"),
+        Path::new("run"),
         &["--only", "zoo-host/*", "--kat-timeout", "20"],
     )
+    .current_dir(dir.path())
     .output()
     .unwrap();
     assert!(out.status.success(), "{}", text(&out));
