@@ -3,6 +3,7 @@
 
 pub(crate) mod catalog;
 pub(crate) mod catalog_init;
+pub mod count;
 pub mod load;
 pub(crate) mod merge;
 pub(crate) mod publish;
