@@ -47,9 +47,7 @@ fn main() {
     if std::path::Path::new("/usr/include/valgrind/callgrind.h").is_file() {
         count.define("NGCC_HAVE_CALLGRIND", None);
     } else {
-        println!(
-            "cargo:warning=valgrind/callgrind.h not found: the count job will refuse to run"
-        );
+        println!("cargo:warning=valgrind/callgrind.h not found: the count job will refuse to run");
     }
     count.compile("ngcc_count_client");
 }

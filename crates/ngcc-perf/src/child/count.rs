@@ -10,11 +10,9 @@ use super::library::Lib;
 use super::ops::{Runner, perf_seed, seed_library};
 use super::protocol::{CountJob, CountOutput};
 use crate::candidate::Kind;
+use crate::dataset::count::DUMP_PREFIX;
 use crate::dataset::schema::{Op, ProcessStatus};
 use crate::measure::counter::monotonic_raw_ns;
-
-/// The dump after counted call i is triggered as `<prefix> <i>` (its file's `Trigger` line).
-pub const DUMP_PREFIX: &str = "ngcc-count-call";
 
 /// callgrind client requests (csrc/count/count_client.c).
 mod client {

@@ -14,6 +14,9 @@ pub const COUNT_SCHEMA: u32 = 1;
 pub const COUNT_DIR: &str = "count";
 /// Extension of the raw callgrind text beside each record.
 pub const RAW_EXT: &str = "callgrind";
+/// The dump after counted call i is triggered as `<prefix> <i>` (its `desc: Trigger:` line
+/// reads `Client Request: <prefix> <i>`).
+pub const DUMP_PREFIX: &str = "ngcc-count-call";
 
 /// One cache level of callgrind's simulation.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -341,6 +344,9 @@ mod tests {
     #[test]
     fn dumps_split_at_their_headers() {
         let t = "# callgrind format\na\n# callgrind format\nb\n";
-        assert_eq!(split_dumps(t), vec!["# callgrind format\na\n", "# callgrind format\nb\n"]);
+        assert_eq!(
+            split_dumps(t),
+            vec!["# callgrind format\na\n", "# callgrind format\nb\n"]
+        );
     }
 }

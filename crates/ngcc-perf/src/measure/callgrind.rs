@@ -4,8 +4,8 @@
 //! the helpers' instructions, so a helper called by a helper counts once. Pure: `validate`
 //! runs it again on the published text.
 
-use crate::dataset::count::CallCount;
-use std::collections::HashMap;
+use crate::dataset::count::{CallCount, DUMP_PREFIX, split_dumps};
+use std::collections::{BTreeSet, HashMap};
 
 /// A parsed dump: its trigger (the `desc: Trigger:` text), the events and the call.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -144,6 +144,27 @@ pub fn parse(text: &str, is_helper: &dyn Fn(&str) -> bool) -> Result<Dump, Strin
         }
     }
     Ok(dump)
+}
+
+/// Parses every dump of a record's raw text into its calls, checking each dump is the
+/// counted call it should be. `validate` runs this again.
+pub fn calls_from_raw(raw: &str, helper_fns: &[String]) -> Result<Vec<CallCount>, String> {
+    let set: BTreeSet<&str> = helper_fns.iter().map(String::as_str).collect();
+    let is_helper = |n: &str| set.contains(n);
+    let mut calls = Vec::new();
+    for (i, d) in split_dumps(raw).into_iter().enumerate() {
+        let parsed = parse(d, &is_helper).map_err(|e| format!("dump {}: {e}", i + 1))?;
+        let want = format!("Client Request: {DUMP_PREFIX} {}", i + 1);
+        if parsed.trigger != want {
+            return Err(format!(
+                "dump {} was triggered by {:?}, not {want:?}",
+                i + 1,
+                parsed.trigger
+            ));
+        }
+        calls.push(parsed.count);
+    }
+    Ok(calls)
 }
 
 #[cfg(test)]

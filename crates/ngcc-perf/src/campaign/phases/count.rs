@@ -17,7 +17,6 @@
 use crate::campaign::measurable;
 use crate::campaign::{Selected, Settings};
 use crate::candidate::Api;
-use crate::child::count::DUMP_PREFIX;
 use crate::child::protocol::{
     CALLGRIND_OUT, CountJob, CountOutput, Limits, Request, callgrind_args, count_entry_points,
     valgrind_program,
@@ -60,7 +59,11 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
             eprintln!("count: skipping {}: KAT {}", s.key(), e.kat);
             continue;
         }
-        let Some(lib) = e.library.as_deref().map(|l| run.path(l)).filter(|l| l.is_file())
+        let Some(lib) = e
+            .library
+            .as_deref()
+            .map(|l| run.path(l))
+            .filter(|l| l.is_file())
         else {
             eprintln!("count: skipping {}: library file is missing", s.key());
             continue;
@@ -198,30 +201,6 @@ pub fn sanitize(dump: &str) -> String {
         .collect()
 }
 
-/// Parses every dump of a record's raw text into its calls, checking each dump is the
-/// counted call it should be. `validate` runs this again.
-pub fn calls_from_raw(
-    raw: &str,
-    helper_fns: &[String],
-) -> Result<Vec<dc::CallCount>, String> {
-    let set: BTreeSet<&str> = helper_fns.iter().map(String::as_str).collect();
-    let is_helper = |n: &str| set.contains(n);
-    let mut calls = Vec::new();
-    for (i, d) in dc::split_dumps(raw).into_iter().enumerate() {
-        let parsed = callgrind::parse(d, &is_helper).map_err(|e| format!("dump {}: {e}", i + 1))?;
-        let want = format!("Client Request: {DUMP_PREFIX} {}", i + 1);
-        if parsed.trigger != want {
-            return Err(format!(
-                "dump {} was triggered by {:?}, not {want:?}",
-                i + 1,
-                parsed.trigger
-            ));
-        }
-        calls.push(parsed.count);
-    }
-    Ok(calls)
-}
-
 fn count_one(
     run: &RunDir,
     settings: &Settings,
@@ -291,7 +270,10 @@ fn count_one(
     let outcome = sandbox::run(&spec, &Request::Count(job))?;
     r.wall_s = outcome.wall_s;
     r.sandbox = outcome.sandbox.clone().unwrap_or_default();
-    let out = match (&outcome.exit, sandbox::parse_result::<CountOutput>(&outcome)) {
+    let out = match (
+        &outcome.exit,
+        sandbox::parse_result::<CountOutput>(&outcome),
+    ) {
         (Exit::Timeout, _) => CountOutput {
             status: ProcessStatus::HardTimeout,
             error: Some(format!(
@@ -340,7 +322,7 @@ fn count_one(
         }
     }
     let _ = std::fs::remove_dir_all(&copied);
-    match calls_from_raw(&raw, &helper_fns) {
+    match callgrind::calls_from_raw(&raw, &helper_fns) {
         Ok(calls) if calls.len() as u64 == settings.count_calls => r.calls = calls,
         Ok(calls) => {
             r.status = ProcessStatus::Failed;
