@@ -6,6 +6,7 @@ pub(crate) mod count;
 pub(crate) mod crash;
 pub(crate) mod ct;
 pub(crate) mod guard;
+pub(crate) mod heap;
 pub(crate) mod kat_common;
 pub(crate) mod kat_iccs;
 pub(crate) mod kat_nist;
@@ -54,6 +55,7 @@ fn run_request(request: Request, nonce: &str, t_start: u64) -> Result<ExitCode> 
         Request::Ct(job) => serde_json::to_value(ct::run(&job))?,
         Request::Verify(job) => serde_json::to_value(verify(&job))?,
         Request::Count(job) => serde_json::to_value(count::run(&job))?,
+        Request::Memory(job) => serde_json::to_value(heap::run(&job))?,
     };
     let mut obj = match result {
         serde_json::Value::Object(o) => o,

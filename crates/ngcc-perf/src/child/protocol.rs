@@ -25,6 +25,8 @@ pub enum Request {
     Verify(OpJob),
     /// Instruction counts of one operation under callgrind (`child::count`).
     Count(CountJob),
+    /// Heap and stack of one operation on the heap-recording relink (`child::heap`).
+    Memory(OpJob),
 }
 
 impl Request {
@@ -38,7 +40,8 @@ impl Request {
             Request::Calibrate(j)
             | Request::Trial(j)
             | Request::Profile(j)
-            | Request::Verify(j) => {
+            | Request::Verify(j)
+            | Request::Memory(j) => {
                 j.library = f.library;
                 j.setup_dir = f.setup_dir.unwrap_or_default();
             }
@@ -66,7 +69,8 @@ impl Job for Request {
             Request::Calibrate(j)
             | Request::Trial(j)
             | Request::Profile(j)
-            | Request::Verify(j) => JobFiles {
+            | Request::Verify(j)
+            | Request::Memory(j) => JobFiles {
                 library: j.library.clone(),
                 kat_dir: None,
                 setup_dir: Some(j.setup_dir.clone()),
@@ -136,6 +140,8 @@ impl Job for Request {
                 .is_ok_and(|o| matches!(o.status, P::Complete | P::Failed)),
             Request::Count(_) => CountOutput::deserialize(result)
                 .is_ok_and(|o| matches!(o.status, P::Complete | P::Failed)),
+            Request::Memory(_) => MemoryOutput::deserialize(result)
+                .is_ok_and(|o| matches!(o.op.status, P::Complete | P::Failed)),
         }
     }
 }
@@ -352,6 +358,14 @@ pub struct OpOutput {
     pub stack_peak_bytes: Option<u64>,
     #[serde(default)]
     pub counter_overhead_ticks: u64,
+    #[serde(default)]
+    pub sandbox: String,
+}
+
+/// What a memory child reports: its operation's figures (`dataset::memory::OpMemory`).
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct MemoryOutput {
+    pub op: crate::dataset::memory::OpMemory,
     #[serde(default)]
     pub sandbox: String,
 }

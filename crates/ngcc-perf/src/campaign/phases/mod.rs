@@ -1,5 +1,5 @@
 //! One driver per phase over the selected instances: `build`, `kat`, `baseline`,
-//! `calibrate`, `measure`, `profile`, `ct`, `count`. Each reads what earlier phases wrote in the run directory, writes
+//! `calibrate`, `measure`, `profile`, `memory`, `ct`, `count`. Each reads what earlier phases wrote in the run directory, writes
 //! its own files atomically and skips work already done.
 
 pub mod baseline;
@@ -9,6 +9,7 @@ pub mod count;
 pub mod ct;
 pub mod kat;
 pub mod measure;
+pub mod memory;
 pub mod profile;
 
 use super::Settings;
