@@ -420,7 +420,7 @@ mod tests {
         let e = Phase::parse_list("bild").unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown phase \"bild\" (phases: all, build, kat, baseline, calibrate, measure, profile, memory, ct)"
+            "unknown phase \"bild\" (phases: all, build, kat, baseline, calibrate, measure, profile, memory, ct, count)"
         );
     }
 }
