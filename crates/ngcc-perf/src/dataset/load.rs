@@ -47,6 +47,13 @@ pub struct LoadedMemory {
     pub memory: super::memory::MemoryRecord,
 }
 
+/// `count/<cand>/<label>__<op>.json` (ours; absent from reference datasets).
+#[derive(Clone, Debug)]
+pub struct LoadedCount {
+    pub path: String,
+    pub count: super::count::CountRecord,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Dataset {
     pub root: PathBuf,
@@ -56,6 +63,7 @@ pub struct Dataset {
     pub profiles: Vec<LoadedProfile>,
     pub ct: Vec<LoadedCt>,
     pub memory: Vec<LoadedMemory>,
+    pub count: Vec<LoadedCount>,
 }
 
 /// A file that could not be read or parsed.
@@ -133,6 +141,12 @@ pub fn load_lenient(root: &Path) -> Result<(Dataset, Vec<LoadProblem>)> {
     for path in json_files(root, "memory", &mut problems) {
         match parse_file::<super::memory::MemoryRecord>(root, &path) {
             Ok(memory) => ds.memory.push(LoadedMemory { path, memory }),
+            Err(p) => problems.push(p),
+        }
+    }
+    for path in json_files(root, super::count::COUNT_DIR, &mut problems) {
+        match parse_file::<super::count::CountRecord>(root, &path) {
+            Ok(count) => ds.count.push(LoadedCount { path, count }),
             Err(p) => problems.push(p),
         }
     }
