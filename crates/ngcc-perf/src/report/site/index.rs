@@ -101,6 +101,21 @@ pub fn render(site: &Site) -> Result<String> {
         );
     }
 
+    for s in &site.systems {
+        let ordered = super::ordered::index_path(s.sys());
+        if site.md_to_html.values().any(|p| *p == ordered) {
+            let _ = writeln!(
+                body,
+                "<p>{}: the candidates of each kind and security group in order, with statistical ranks.</p>",
+                link(
+                    INDEX,
+                    &ordered,
+                    &format!("Ordered comparisons ({})", s.sys())
+                )
+            );
+        }
+    }
+
     body.push_str("<h2 id=\"candidates\">Candidates</h2>\n");
     let mut head = vec![esc("id"), esc("algorithm"), esc("category")];
     head.extend(site.systems.iter().map(|s| esc(s.sys())));
