@@ -81,3 +81,52 @@ pub fn host_program(name: &str) -> Option<PathBuf> {
         .map(|d| Path::new(d).join(name))
         .find(|p| p.is_file())
 }
+
+/// The product's runner: `sandbox::tool::run_tool`, the jail candidate code runs in
+/// (namespaces, Landlock, seccomp without network, rlimits, a wall bound, bounded scratch).
+pub struct Jailed {
+    /// Parent of every run's scratch folder (None: the system temp folder).
+    pub scratch_in: Option<PathBuf>,
+}
+
+impl ToolRunner for Jailed {
+    fn run(&self, job: &RunJob) -> Result<RunOutcome, String> {
+        use crate::sandbox::tool::{ToolBounds, ToolJob, run_tool};
+        let tj = ToolJob {
+            label: job.label.clone(),
+            program: job.program.clone(),
+            args: job.args.iter().map(Into::into).collect(),
+            cwd: job.cwd.clone(),
+            copy_in: job.copy_in.clone(),
+            bounds: ToolBounds {
+                wall_s: job.wall_s,
+                // A package build: a few hundred files, objects and programs at most.
+                scratch_bytes: 512 << 20,
+                scratch_inodes: 20_000,
+                ..ToolBounds::default()
+            },
+            trace_exec: job.trace,
+            scratch_in: self.scratch_in.clone(),
+            ..ToolJob::default()
+        };
+        let out = run_tool(&tj).map_err(|e| format!("{e}"))?;
+        let scratch = out.scratch.path().to_path_buf();
+        Ok(RunOutcome {
+            failure: out.failure_text(),
+            stdout: out.stdout,
+            stderr: out.stderr,
+            execs: out
+                .execs
+                .into_iter()
+                .map(|e| Exec {
+                    program: e.program,
+                    argv: e.argv,
+                    cwd: e.cwd,
+                })
+                .collect(),
+            scratch,
+            wall_s: out.wall_s,
+            _guard: Box::new(out.scratch),
+        })
+    }
+}

@@ -91,9 +91,15 @@ fn shown(argv: &[String]) -> String {
     if let Some(first) = words.first_mut() {
         *first = base(Path::new(first));
     }
-    super::runner::clip(&words.join(" "), 160)
-        .trim_start_matches('…')
-        .to_string()
+    let text = words.join(" ");
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= 160 {
+        return text;
+    }
+    // The compiler and its flags, then the output.
+    let head: String = chars[..110].iter().collect();
+    let tail: String = chars[chars.len() - 40..].iter().collect();
+    format!("{head} … {tail}")
 }
 
 /// The programs a traced build linked (and the shared libraries it made).

@@ -48,7 +48,7 @@ fn name_tokens(s: &str) -> Vec<String> {
 }
 
 /// The package a header folder belongs to: the folder above its outermost
-/// `…implementation…` folder; without one, the outermost folder above it (below the tree)
+/// `Impl…` folder (`Implementations and Test_Vectors`, `Reference_Implementation`); without one, the outermost folder above it (below the tree)
 /// whose name shares a name token with the folders on the way (`Toy/Toy-L1`); else the
 /// header folder's parent.
 fn package_of(tree: &Path, header_dir: &Path) -> PathBuf {
@@ -57,10 +57,11 @@ fn package_of(tree: &Path, header_dir: &Path) -> PathBuf {
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    if let Some(i) = comps
-        .iter()
-        .position(|c| c.to_ascii_lowercase().contains("implementation"))
-    {
+    let impl_folder = |c: &str| {
+        c.split(|ch: char| !ch.is_ascii_alphanumeric())
+            .any(|t| t.to_ascii_lowercase().starts_with("impl"))
+    };
+    if let Some(i) = comps.iter().position(|c| impl_folder(c)) {
         return comps[..i].iter().fold(tree.to_path_buf(), |p, c| p.join(c));
     }
     for (i, c) in comps.iter().enumerate().take(comps.len().saturating_sub(1)) {
@@ -154,6 +155,7 @@ pub fn match_id(
             None,
             format!("the harness manifests {id} and {id2} each name {n} of its instance folders"),
         ),
+        [_] => unreachable!("a single match is taken above"),
     }
 }
 

@@ -102,27 +102,29 @@ pub struct Imported {
 }
 
 pub fn run(opts: &Options, out: Option<&Path>, dry_run: bool) -> Result<ExitCode> {
-    let imp = import(opts)?;
+    run_with(opts, out, dry_run, None)
+}
+
+/// `run`, learning each instance from its own build when `observer` is given.
+pub fn run_with(
+    opts: &Options,
+    out: Option<&Path>,
+    dry_run: bool,
+    observer: Option<&dyn Observer>,
+) -> Result<ExitCode> {
+    let imp = import_with(opts, observer)?;
     print!("{}", emit::table(&imp));
     if dry_run {
         return Ok(ExitCode::SUCCESS);
     }
     let out =
         out.ok_or_else(|| Failure::usage("import ngcc: --out DIR is required (or --dry-run)"))?;
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let path = out.join("candidate.toml");
-    atomic_write(&path, emit::manifest(&imp).as_bytes())?;
-    if let Some(text) = &imp.manifest_text {
-        atomic_write(&out.join("kat.sha256"), text.as_bytes())?;
-    }
-    // The manifest must load as any other would.
-    Candidate::load(&path)
-        .with_context(|| format!("{} as written does not load", path.display()))?;
+    write(&imp, out)?;
     println!(
         "import ngcc: {} instances, {} problem(s) -> {}",
         imp.found.len(),
         imp.problems.len() + imp.found.iter().map(|f| f.problems.len()).sum::<usize>(),
-        path.display()
+        out.join("candidate.toml").display()
     );
     // Manifest paths outside the candidates folder are refused unless allowed (build::guard).
     let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
@@ -142,6 +144,25 @@ pub fn run(opts: &Options, out: Option<&Path>, dry_run: bool) -> Result<ExitCode
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The import's table, for callers that print several.
+pub fn table(imp: &Imported) -> String {
+    emit::table(imp)
+}
+
+/// Writes `out/candidate.toml` (and `kat.sha256`) and checks the manifest loads.
+pub fn write(imp: &Imported, out: &Path) -> Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let path = out.join("candidate.toml");
+    atomic_write(&path, emit::manifest(&imp).as_bytes())?;
+    if let Some(text) = &imp.manifest_text {
+        atomic_write(&out.join("kat.sha256"), text.as_bytes())?;
+    }
+    // The manifest must load as any other would.
+    Candidate::load(&path)
+        .with_context(|| format!("{} as written does not load", path.display()))?;
+    Ok(())
 }
 
 pub fn import(opts: &Options) -> Result<Imported> {
