@@ -24,7 +24,10 @@ fn load(path: &Path) -> Result<Value> {
 }
 
 fn s(v: &Value, k: &str) -> String {
-    v.get(k).and_then(Value::as_str).unwrap_or_default().to_string()
+    v.get(k)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// One target of the reply.
@@ -41,7 +44,12 @@ struct Target {
 }
 
 fn target(v: &Value, top: &Path) -> Target {
-    let arr = |k: &str| v.get(k).and_then(Value::as_array).cloned().unwrap_or_default();
+    let arr = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
     let abs = |p: &str| {
         let p = Path::new(p);
         if p.is_absolute() {
@@ -69,7 +77,12 @@ fn target(v: &Value, top: &Path) -> Target {
         if !matches!(s(&g, "language").as_str(), "C" | "ASM" | "") {
             continue;
         }
-        let list = |k: &str| g.get(k).and_then(Value::as_array).cloned().unwrap_or_default();
+        let list = |k: &str| {
+            g.get(k)
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
         for d in list("defines") {
             t.defines.push(s(&d, "define"));
         }
@@ -162,7 +175,11 @@ pub fn read(build: &Path, map: &Mapping) -> Result<BuildModel> {
         let t = &targets[id];
         if !matches!(
             t.kind.as_str(),
-            "EXECUTABLE" | "STATIC_LIBRARY" | "SHARED_LIBRARY" | "OBJECT_LIBRARY" | "MODULE_LIBRARY"
+            "EXECUTABLE"
+                | "STATIC_LIBRARY"
+                | "SHARED_LIBRARY"
+                | "OBJECT_LIBRARY"
+                | "MODULE_LIBRARY"
         ) {
             continue;
         }
@@ -171,11 +188,12 @@ pub fn read(build: &Path, map: &Mapping) -> Result<BuildModel> {
             is_library: t.kind != "EXECUTABLE",
             ..Program::default()
         };
-        // This target, then every library it depends on (breadth first, each once).
+        // This target, then every library it depends on, each once, through the libraries
+        // that link it (the codemodel lists an executable's transitive dependencies as its
+        // own: a library another dependency already links is reached through that one).
         let mut queue: Vec<(String, String)> = vec![(id.clone(), String::new())];
         let mut seen: Vec<String> = Vec::new();
-        while !queue.is_empty() {
-            let (tid, chain) = queue.remove(0);
+        while let Some((tid, chain)) = queue.pop() {
             if seen.contains(&tid) {
                 continue;
             }
@@ -217,7 +235,15 @@ pub fn read(build: &Path, map: &Mapping) -> Result<BuildModel> {
                     p.ldlibs.push(Item::new(l, format!("{chain} (link)")));
                 }
             }
-            for dep in &d.deps {
+            let implied = |dep: &String| {
+                d.deps.iter().any(|other| {
+                    other != dep && targets.get(other).is_some_and(|o| o.deps.contains(dep))
+                })
+            };
+            // Depth first: the implied ones last (popped after the others' subtrees).
+            let (later, now): (Vec<&String>, Vec<&String>) =
+                d.deps.iter().partition(|x| implied(x));
+            for dep in later.into_iter().chain(now.into_iter().rev()) {
                 queue.push((dep.clone(), chain.clone()));
             }
         }

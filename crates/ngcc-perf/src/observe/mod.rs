@@ -245,20 +245,23 @@ pub fn import_tree(t: &TreeRun, runner: &dyn ToolRunner) -> Result<Vec<Row>> {
                     let Some((pkg, id, man, why)) = plans.get(i) else {
                         break;
                     };
-                    let (row, text) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        one_package(t, runner, pkg, id, man.as_deref(), why)
-                    }))
-                    .unwrap_or_else(|_| {
-                        (
-                            Row {
-                                package: rel(&t.tree, pkg),
-                                id: id.clone(),
-                                problems: vec!["the import panicked (a bug: please report)".into()],
-                                ..Row::default()
-                            },
-                            String::new(),
-                        )
-                    });
+                    let (row, text) =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            one_package(t, runner, pkg, id, man.as_deref(), why)
+                        }))
+                        .unwrap_or_else(|_| {
+                            (
+                                Row {
+                                    package: rel(&t.tree, pkg),
+                                    id: id.clone(),
+                                    problems: vec![
+                                        "the import panicked (a bug: please report)".into(),
+                                    ],
+                                    ..Row::default()
+                                },
+                                String::new(),
+                            )
+                        });
                     {
                         let _g = print.lock().unwrap_or_else(|e| e.into_inner());
                         print!("{text}");

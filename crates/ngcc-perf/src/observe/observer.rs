@@ -15,7 +15,7 @@ use crate::candidate::ngcc::package::Folder;
 use crate::candidate::ngcc::{Observation, Observer, build_files, safe, script};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Where the copy goes in scratch.
 const COPY: &str = "src";
@@ -23,8 +23,8 @@ const COPY: &str = "src";
 pub struct BuildObserver<'a> {
     runner: &'a dyn ToolRunner,
     wall_s: f64,
-    /// Build folder → what its build said.
-    done: Mutex<HashMap<PathBuf, Observation>>,
+    /// Build folder → what its build said (filled once, however many folders ask at once).
+    done: Mutex<HashMap<PathBuf, Arc<OnceLock<Observation>>>>,
     /// One line per build run, for the package's log (`how`, wall seconds, result).
     pub log: Mutex<Vec<String>>,
 }
@@ -58,7 +58,11 @@ impl<'a> BuildObserver<'a> {
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        let rel = dir.strip_prefix(package).unwrap_or(dir).display().to_string();
+        let rel = dir
+            .strip_prefix(package)
+            .unwrap_or(dir)
+            .display()
+            .to_string();
         let label = format!("observe {rel}/{name}");
         let tool = |t: &str| host_program(t).ok_or_else(|| format!("{t} is not installed"));
         let (job, how) = match kind {
@@ -80,7 +84,12 @@ impl<'a> BuildObserver<'a> {
             }
             "Makefile" => match tool("make") {
                 Ok(make) => (
-                    self.job(dir, label, make, vec!["-k".into(), "-f".into(), name.clone()]),
+                    self.job(
+                        dir,
+                        label,
+                        make,
+                        vec!["-k".into(), "-f".into(), name.clone()],
+                    ),
                     format!("make -f {name}"),
                 ),
                 Err(e) => return Observation::Failed(e),
@@ -126,15 +135,19 @@ impl<'a> BuildObserver<'a> {
             Err(e) => return Observation::Failed(format!("{how}: {e}")),
         };
         let result = read_outcome(&out, dir, &how, kind);
-        self.log.lock().unwrap_or_else(|e| e.into_inner()).push(format!(
-            "{rel}: {how}: {:.1} s, {}",
-            out.wall_s,
-            match &result {
-                Observation::Built { model, .. } => format!("{} program(s)", model.programs.len()),
-                Observation::Failed(w) => w.clone(),
-                Observation::NoBuild => "nothing to run".into(),
-            }
-        ));
+        self.log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(format!(
+                "{rel}: {how}: {:.1} s, {}",
+                out.wall_s,
+                match &result {
+                    Observation::Built { model, .. } =>
+                        format!("{} program(s)", model.programs.len()),
+                    Observation::Failed(w) => w.clone(),
+                    Observation::NoBuild => "nothing to run".into(),
+                }
+            ));
         result
     }
 }
@@ -170,12 +183,31 @@ fn read_outcome(out: &RunOutcome, dir: &Path, how: &str, kind: &str) -> Observat
         });
     }
     // A timeout or a refused step after the KAT program was linked still taught us the
-    // program; only a run that linked nothing is a failure.
+    // program; a failed run that never linked a KAT driver did not build the instance.
+    let links_kat = model.programs.iter().any(|p| {
+        p.sources
+            .iter()
+            .any(|s| crate::candidate::ngcc::is_kat_driver(&s.value))
+    });
+    if let Some(f) = &out.failure
+        && !links_kat
+    {
+        return failed(format!(
+            "{f} before linking a KAT program (it linked {})",
+            model
+                .programs
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     let mut model = model;
     if let Some(f) = &out.failure {
-        model
-            .notes
-            .push(format!("{how} {f} after linking {} program(s)", model.programs.len()));
+        model.notes.push(format!(
+            "{how} {f} after linking {} program(s)",
+            model.programs.len()
+        ));
     }
     built(model, how)
 }
@@ -204,19 +236,31 @@ impl Observer for BuildObserver<'_> {
                 None => return Observation::NoBuild,
             }
         };
-        if let Some(o) = self
+        let cell = self
             .done
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get(&dir)
-        {
-            return o.clone();
-        }
-        // In the static reader's order; the first that links a program answers.
+            .entry(dir.clone())
+            .or_default()
+            .clone();
+        cell.get_or_init(|| self.run_all(package, &dir, &files))
+            .clone()
+    }
+}
+
+impl BuildObserver<'_> {
+    /// The build files of `dir` in the static reader's order; the first that links a
+    /// program answers.
+    fn run_all(
+        &self,
+        package: &Path,
+        dir: &Path,
+        files: &[(PathBuf, &'static str)],
+    ) -> Observation {
         let mut first_failure: Option<Observation> = None;
         let mut result = Observation::NoBuild;
-        for (file, kind) in &files {
-            match self.run_one(package, &dir, file, kind) {
+        for (file, kind) in files {
+            match self.run_one(package, dir, file, kind) {
                 o @ Observation::Built { .. } => {
                     result = o;
                     first_failure = None;
@@ -233,10 +277,6 @@ impl Observer for BuildObserver<'_> {
         if let Some(f) = first_failure {
             result = f;
         }
-        self.done
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(dir, result.clone());
         result
     }
 }

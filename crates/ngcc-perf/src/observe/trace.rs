@@ -43,7 +43,8 @@ impl Mapping {
                 None => {
                     let n = format!(
                         "{what} {} of {} (outside the package copy: generated or a system folder)",
-                        it.value, p_name(&it.from)
+                        it.value,
+                        p_name(&it.from)
                     );
                     if !notes.contains(&n) {
                         notes.push(n);
@@ -73,7 +74,10 @@ fn base(p: &Path) -> String {
 fn is_compiler(e: &Exec) -> bool {
     let names = [
         base(&e.program),
-        e.argv.first().map(|a| base(Path::new(a))).unwrap_or_default(),
+        e.argv
+            .first()
+            .map(|a| base(Path::new(a)))
+            .unwrap_or_default(),
     ];
     names
         .iter()
@@ -237,7 +241,9 @@ pub fn programs(execs: &[Exec], how: &str, map: &Mapping) -> BuildModel {
         map.program(p, &mut notes);
     }
     if programs.is_empty() {
-        notes.push(format!("{how}: no program was linked ({total} compiler calls)"));
+        notes.push(format!(
+            "{how}: no program was linked ({total} compiler calls)"
+        ));
     }
     BuildModel {
         file: map.orig.join(how),
@@ -270,11 +276,17 @@ mod tests {
     fn objects_archives_and_libraries_reach_the_program_that_links_them() {
         let execs = vec![
             exec("/s/src", "make -k"),
-            exec("/s/src", "gcc -O3 -Wall -DLEVEL=3 -Iinc -mavx2 -c core/a.c -o obj/a.o"),
+            exec(
+                "/s/src",
+                "gcc -O3 -Wall -DLEVEL=3 -Iinc -mavx2 -c core/a.c -o obj/a.o",
+            ),
             exec("/usr/lib/gcc", "cc1 -quiet core/a.c"),
             exec("/s/src", "gcc -O3 -DLEVEL=3 -Iinc -c sym/b.c -o obj/b.o"),
             exec("/s/src", "ar rcs libtoy.a obj/a.o obj/b.o"),
-            exec("/s/src/test", "cc -march=native -DLEVEL=3 -I../inc -c KAT_KEM.c"),
+            exec(
+                "/s/src/test",
+                "cc -march=native -DLEVEL=3 -I../inc -c KAT_KEM.c",
+            ),
             exec(
                 "/s/src",
                 "gcc -o kat test/KAT_KEM.o drng.c -L. -ltoy -lm -lgmp -march=native",
@@ -308,7 +320,11 @@ mod tests {
         assert_eq!(v(&kat.cflags), ["-mavx2"]);
         assert_eq!(v(&kat.ldlibs), ["-lgmp"]);
         assert!(kat.dropped.contains(&"-march=native".to_string()));
-        let a = kat.sources.iter().find(|s| s.value.ends_with("a.c")).unwrap();
+        let a = kat
+            .sources
+            .iter()
+            .find(|s| s.value.ends_with("a.c"))
+            .unwrap();
         assert!(a.from.starts_with("make: gcc -O3"), "{}", a.from);
         assert!(a.from.contains("(call 1 of 6"), "{}", a.from);
     }

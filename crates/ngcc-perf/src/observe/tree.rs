@@ -68,7 +68,9 @@ fn package_of(tree: &Path, header_dir: &Path) -> PathBuf {
         let own = name_tokens(c);
         let rest: Vec<String> = comps[i + 1..].iter().flat_map(|c| name_tokens(c)).collect();
         if own.iter().any(|t| rest.contains(t)) {
-            return comps[..=i].iter().fold(tree.to_path_buf(), |p, c| p.join(c));
+            return comps[..=i]
+                .iter()
+                .fold(tree.to_path_buf(), |p, c| p.join(c));
         }
     }
     match header_dir.parent() {
@@ -173,8 +175,14 @@ mod tests {
     fn packages_at_any_depth_in_any_layout() {
         let d = tempfile::tempdir().unwrap();
         let t = d.path();
-        touch(t, "01-pk/02-kem/Alpha/Impl and KAT/Implementations/Reference_Implementation/Alpha-1/KEM_AlgorithmInstance.h");
-        touch(t, "01-pk/02-kem/Alpha/Impl and KAT/Implementations/Reference_Implementation/Alpha-3/KEM_AlgorithmInstance.h");
+        touch(
+            t,
+            "01-pk/02-kem/Alpha/Impl and KAT/Implementations/Reference_Implementation/Alpha-1/KEM_AlgorithmInstance.h",
+        );
+        touch(
+            t,
+            "01-pk/02-kem/Alpha/Impl and KAT/Implementations/Reference_Implementation/Alpha-3/KEM_AlgorithmInstance.h",
+        );
         touch(t, "03-hash/Beta/Beta-256/CryptHash_AlgorithmInstance.h");
         touch(t, "03-hash/Beta/Beta-512/src/CryptHash_AlgorithmInstance.h");
         touch(t, "Gamma/KEX_AlgorithmInstance.h");

@@ -485,7 +485,8 @@ fn ordered_site_pages_render_in_chromium_without_dead_links() {
         }
         let run = chromium(
             &bin,
-            &tmp.path().join(format!("profile-{}", page.replace('/', "_"))),
+            &tmp.path()
+                .join(format!("profile-{}", page.replace('/', "_"))),
             &["--dump-dom".into()],
             &format!("file://{}?selfcheck", out.join(page).display()),
         );

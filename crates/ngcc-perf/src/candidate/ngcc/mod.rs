@@ -155,7 +155,7 @@ pub fn table(imp: &Imported) -> String {
 pub fn write(imp: &Imported, out: &Path) -> Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let path = out.join("candidate.toml");
-    atomic_write(&path, emit::manifest(&imp).as_bytes())?;
+    atomic_write(&path, emit::manifest(imp).as_bytes())?;
     if let Some(text) = &imp.manifest_text {
         atomic_write(&out.join("kat.sha256"), text.as_bytes())?;
     }
@@ -1011,9 +1011,7 @@ fn learn(
                 }
                 return built;
             }
-            format!(
-                "{how} ran, but no program it built compiles this folder's sources"
-            )
+            format!("{how} ran, but no program it built compiles this folder's sources")
         }
         Observation::NoBuild => {
             // Nothing to run: the default glob of the folder is the instance (as the
@@ -1047,7 +1045,8 @@ fn compare(build: &Instance, stat: &Instance) -> Vec<String> {
         if b == s {
             continue;
         }
-        let only = |x: &std::collections::BTreeSet<String>, y: &std::collections::BTreeSet<String>| {
+        let only = |x: &std::collections::BTreeSet<String>,
+                    y: &std::collections::BTreeSet<String>| {
             let v: Vec<&str> = x.difference(y).map(String::as_str).collect();
             if v.is_empty() {
                 "-".to_string()

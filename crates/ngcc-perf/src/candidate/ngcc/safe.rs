@@ -31,9 +31,7 @@ fn lexical(path: &Path) -> PathBuf {
 
 /// Why `path` may not be read as part of `package`, if it may not.
 pub fn outside(path: &Path, package: &Path) -> Option<String> {
-    let pkg = package
-        .canonicalize()
-        .unwrap_or_else(|_| lexical(package));
+    let pkg = package.canonicalize().unwrap_or_else(|_| lexical(package));
     let lex = lexical(path);
     if !lex.starts_with(&pkg) && !lex.starts_with(lexical(package)) {
         return Some(format!("{} is outside the package", path.display()));
@@ -97,7 +95,10 @@ mod tests {
         std::fs::write(d.path().join("secret"), "host value").unwrap();
         std::os::unix::fs::symlink(d.path().join("secret"), pkg.join("link")).unwrap();
         std::os::unix::fs::symlink(d.path(), pkg.join("dirlink")).unwrap();
-        assert_eq!(read_text(&pkg.join("sub/Makefile"), &pkg).unwrap(), "all:\n");
+        assert_eq!(
+            read_text(&pkg.join("sub/Makefile"), &pkg).unwrap(),
+            "all:\n"
+        );
         for bad in [
             pkg.join("link"),
             pkg.join("dirlink/secret"),
