@@ -177,10 +177,16 @@ fn method_items(kind: Kind, metric: &Metric, g: &Group) -> Vec<Inline> {
                 _ => "",
             }
         )),
-        Inline::new().strong("Ranks").text(format!(
-            ": neighbours in this order are compared with Welch's t-test on their trials, α = {ALPHA}, Holm-corrected over the {pairs} adjacent pair(s); neighbours not distinguishable share a rank (`2–4`). {} of {pairs} adjacent pair(s) are distinguishable.",
-            g.ranks.distinguishable_pairs()
-        )),
+        Inline::new()
+            .strong("Ranks")
+            .text(format!(
+                ": neighbours in this order are compared with Welch's t-test on their trials, α = {ALPHA}, Holm-corrected over the {pairs} adjacent pair(s); neighbours not distinguishable share a rank ("
+            ))
+            .code("2–4")
+            .text(format!(
+                "). {} of {pairs} adjacent pair(s) are distinguishable.",
+                g.ranks.distinguishable_pairs()
+            )),
     ];
     match kind {
         Kind::Kex => items.push(

@@ -277,6 +277,10 @@ fn reference_candidates_land_in_their_groups_with_statistical_ranks() {
     let o = report(&data, &out2, &[]);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(check_groups(&data, &catalog, &out2, "arm_1"), 15);
+    // To read the pages: NGCC_ORDERED_PAGES_DIR=DIR keeps a copy.
+    if let Some(dir) = std::env::var_os("NGCC_ORDERED_PAGES_DIR") {
+        copy_tree(&out2, Path::new(&dir));
+    }
     let hash = std::fs::read_to_string(out2.join("performance/ordered_hash_256_arm_1.md")).unwrap();
     assert!(hash.contains("`Dragon-512` |"), "{hash}");
     assert!(hash.contains("| marked |"), "{hash}");
@@ -410,7 +414,26 @@ fn two_systems_side_by_side_with_ratios_and_order_changes() {
         "{md}"
     );
     assert!(md.contains("| yes ⚠ |"), "{md}");
-    let _ = catalog;
+    // The site shows the same page with a ratio chart, linked from the index, no dead link.
+    let site_dir = tmp.path().join("site");
+    let o = site(&[&data, &other], &catalog, &site_dir);
+    assert!(o.status.success(), "{}", text(&o));
+    let html =
+        std::fs::read_to_string(site_dir.join("arm_1/ordered_kem_128_vs_x86_1.html")).unwrap();
+    assert!(
+        html.contains("<svg class=\"chart\"") && html.contains("x86_1 / arm_1 = 10.00×"),
+        "{html}"
+    );
+    let index = std::fs::read_to_string(site_dir.join("index.html")).unwrap();
+    assert!(
+        index.contains("href=\"arm_1/ordered_kem_128_vs_x86_1.html\""),
+        "{index}"
+    );
+    assert!(index.contains("href=\"x86_1/ordered.html\""), "{index}");
+    assert!(crate::site_fixture::assert_links_resolve(&site_dir) > 0);
+    if let Some(dir) = std::env::var_os("NGCC_ORDERED_PAGES_DIR") {
+        copy_tree(&site_dir, &Path::new(&dir).join("site"));
+    }
 }
 
 #[test]

@@ -116,6 +116,15 @@ pub fn render(site: &Site) -> Result<String> {
         }
     }
 
+    let across = super::ordered::across_links(site);
+    if !across.is_empty() {
+        body.push_str("<p>Both systems side by side, with the ratio per candidate and the pairs whose order changes:</p>\n<ul>\n");
+        for (text, path) in &across {
+            let _ = writeln!(body, "<li>{}</li>", link(INDEX, path, text));
+        }
+        body.push_str("</ul>\n");
+    }
+
     body.push_str("<h2 id=\"candidates\">Candidates</h2>\n");
     let mut head = vec![esc("id"), esc("algorithm"), esc("category")];
     head.extend(site.systems.iter().map(|s| esc(s.sys())));

@@ -288,6 +288,7 @@ pub fn render_site(datasets: &[Dataset], cat: &Catalogs) -> Result<Vec<SiteFile>
             });
         }
     }
+    files.extend(ordered::across_files(&site)?);
     Ok(files)
 }
 

@@ -256,7 +256,7 @@ fn chart(gs: &Groups, g: &Group, sys: &str) -> String {
     out.push_str("</svg>\n");
     let _ = writeln!(
         out,
-        "<figcaption>{} Hover a mark for its representative instance and interval.</figcaption></figure>",
+        "<figcaption>{}. Hover a mark for its representative instance and interval.</figcaption></figure>",
         esc(&title)
     );
     out
@@ -267,4 +267,141 @@ fn metric_unit(metric: &Metric) -> String {
         Metric::Cycles { counter } => counter.unit(),
         Metric::Seconds => "wall-clock time".into(),
     }
+}
+
+/// Site path of the side-by-side page of systems `a` and `b`.
+pub fn across_site_path(kind: Kind, bits: u32, a: &str, b: &str) -> String {
+    format!("{a}/ordered_{}_{bits}_vs_{b}.html", kind.key())
+}
+
+/// The side-by-side pages the site has: (link text, site path), for the index.
+pub fn across_links(site: &Site) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let Some((first, others)) = site.systems.split_first() else {
+        return out;
+    };
+    let Some(ga) = groups::compute(&first.view).filter(|g| !g.groups.is_empty()) else {
+        return out;
+    };
+    for s in others {
+        let Some(gb) = groups::compute(&s.view).filter(|g| !g.groups.is_empty()) else {
+            continue;
+        };
+        let mut keys: Vec<(Kind, u32)> = ga
+            .groups
+            .iter()
+            .chain(&gb.groups)
+            .map(|g| (g.kind, g.bits))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        for (kind, bits) in keys {
+            out.push((
+                format!("{} {bits}: {} and {}", kind.title(), first.sys(), s.sys()),
+                across_site_path(kind, bits, first.sys(), s.sys()),
+            ));
+        }
+    }
+    out
+}
+
+/// With several systems: the side-by-side pages of the first system and each other one
+/// (`report --across`'s pages), each with a chart of the per-candidate ratios.
+pub fn across_files(site: &Site) -> Result<Vec<super::SiteFile>> {
+    let mut files = Vec::new();
+    let Some((first, others)) = site.systems.split_first() else {
+        return Ok(files);
+    };
+    let Some(ga) = groups::compute(&first.view).filter(|g| !g.groups.is_empty()) else {
+        return Ok(files);
+    };
+    for s in others {
+        let Some(gb) = groups::compute(&s.view).filter(|g| !g.groups.is_empty()) else {
+            continue;
+        };
+        let (a, b) = (first.sys(), s.sys());
+        for (md_path, doc) in ordered_page::render_across(&first.view, &ga, &s.view, &gb) {
+            let (kind, bits) = ga
+                .groups
+                .iter()
+                .chain(&gb.groups)
+                .map(|g| (g.kind, g.bits))
+                .find(|(k, n)| ordered_page::across_path(*k, *n, a, b) == md_path)
+                .context("an across page of no group")?;
+            let path = across_site_path(kind, bits, a, b);
+            let links = site.linker(a, &md_path, &path);
+            let mut body = String::new();
+            for sec in doc.sections() {
+                body.push_str("<section>\n");
+                body.push_str(&doc_html(&sec.blocks, &links, FILTER_ROWS));
+                if sec.heading.as_deref() == Some("Both orders") {
+                    body.push_str(&ratio_chart(&ga, &gb, kind, bits, a, b));
+                }
+                body.push_str("</section>\n");
+            }
+            drop(links);
+            let title = doc.title();
+            let html = Shell {
+                path: &path,
+                title: &title,
+                crumbs: vec![
+                    ("Index".to_string(), Some(INDEX.to_string())),
+                    ("Ordered comparisons".into(), Some(index_path(a))),
+                    (format!("{} {bits}: {a} and {b}", kind.key()), None),
+                ],
+                banners: &[first.banners.clone(), s.banners.clone()].concat(),
+            }
+            .render(&body);
+            files.push(super::SiteFile {
+                path,
+                bytes: html.into_bytes(),
+            });
+        }
+    }
+    Ok(files)
+}
+
+fn ratio_chart(ga: &Groups, gb: &Groups, kind: Kind, bits: u32, a: &str, b: &str) -> String {
+    let find = |gs: &Groups| {
+        gs.groups
+            .iter()
+            .find(|g| g.kind == kind && g.bits == bits)
+            .cloned()
+    };
+    let (Some(x), Some(y)) = (find(ga), find(gb)) else {
+        return String::new();
+    };
+    let rows: Vec<super::charts::RatioRow> = x
+        .rows
+        .iter()
+        .filter_map(|ra| {
+            let rb = y.rows.iter().find(|r| r.member.cand == ra.member.cand)?;
+            let (r, ci) = ordered_page::ratio(&ra.figures.ranked, &rb.figures.ranked);
+            let fmt = crate::report::format::ratio;
+            Some(super::charts::RatioRow {
+                label: ra.member.cand.clone(),
+                ratio: r,
+                ci,
+                changed: ci.is_some_and(|(lo, hi)| lo > 1.0 || hi < 1.0),
+                text: format!(
+                    "{}: {b} / {a} = {}",
+                    ra.member.cand,
+                    crate::report::format::with_interval(
+                        &fmt(r),
+                        ci.map(|(lo, hi)| (fmt(lo), fmt(hi)))
+                    )
+                ),
+            })
+        })
+        .collect();
+    let title = format!("{}, {bits}-bit group: {b} / {a}", kind.title());
+    super::figures::figure(
+        super::charts::ratio_chart(
+            &title,
+            &format!("{b} / {a} of {}, log scale", kind.ranked_words()),
+            &rows,
+        ),
+        &format!("{title}; whiskers: conservative 95 % interval; coloured when it excludes 1."),
+        "No candidate is ranked in this group on both systems.",
+    )
 }
