@@ -35,6 +35,7 @@ mod reference_pages;
 mod report_catalog_rules;
 mod report_fixture;
 mod report_ngcc;
+mod site_banners;
 mod site_chromium;
 mod site_fixture;
 mod slurm_cluster;
