@@ -1248,6 +1248,13 @@ pub struct CtTaint {
     pub errors_outside: u64,
     /// Errors before the first stage (seeding, setup).
     pub errors_before_stages: u64,
+    /// valgrind client requests in the library that ran (issue 33): code that can tell
+    /// memcheck its secrets are defined. With any, the result is `forged`: no site proves
+    /// nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_requests: Option<super::count::ClientRequests>,
+    #[serde(default)]
+    pub forged: bool,
     pub wall_s: f64,
     /// The limits and jail layers in force, as the keeper reported them.
     #[serde(default)]
