@@ -43,4 +43,5 @@ mod slurm_cluster;
 mod stale_state;
 mod tool_jail;
 mod validate_fixture;
+mod zoo_build_jail;
 mod zoo_campaign;
