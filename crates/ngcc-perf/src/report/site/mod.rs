@@ -108,7 +108,8 @@ fn check_name(kind: &str, id: &str) -> Result<()> {
     }
 }
 
-/// The banners of a system: host not fixed (warning) and a counter that is not core cycles.
+/// The banners of a system: host not fixed (warning), the containment, and a counter that is
+/// not core cycles.
 pub fn banners(view: &View) -> Vec<Banner> {
     let sys = view.sys;
     view.honesty_rows(view.ds.records.iter().map(|r| &r.record))
@@ -119,6 +120,12 @@ pub fn banners(view: &View) -> Vec<Banner> {
                 Banner {
                     kind: "warn",
                     text: format!("System {sys}: host {value}."),
+                }
+            } else if item == "containment" {
+                // Not a counter: it said "cycle counter is candidate code ran jailed: …".
+                Banner {
+                    kind: "info",
+                    text: format!("System {sys}: {value}."),
                 }
             } else {
                 Banner {
