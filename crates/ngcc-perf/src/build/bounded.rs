@@ -276,8 +276,10 @@ pub fn output_in_jail(
             nproc: 64,
             file_size_mib: FILE_LIMIT >> 20,
             output_cap: OUTPUT_CAP,
-            scratch_bytes: 2 * FILE_LIMIT,
+            // One object, library or preprocessed text, and the compiler's temporaries.
+            scratch_bytes: 1 << 30,
             scratch_inodes: 10_000,
+            memory_mib: 2 * as_limit_mib() + 1024,
         },
         scratch_in: output.parent().map(std::path::Path::to_path_buf),
         ..ToolJob::default()

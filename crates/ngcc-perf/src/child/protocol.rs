@@ -92,6 +92,32 @@ impl Job for Request {
         }
     }
 
+    /// Scratch per kind of job (what it may write: KAT text, a calibration's saved setup,
+    /// memcheck's log, a trial's last outputs) and memory for the whole job: its
+    /// per-process limit once (forked children share it) plus a full scratch; under memcheck
+    /// four times the limit (the tool's shadow memory), at least 2 GiB more.
+    fn bounds(&self) -> crate::sandbox::jail::JobBounds {
+        use crate::sandbox::jail::JobBounds;
+        let (limits, scratch) = match self {
+            Request::Kat(j) => (&j.limits, 512 << 20),
+            Request::Calibrate(j) => (&j.limits, 1 << 30),
+            Request::Ct(j) => (&j.limits, 320 << 20),
+            Request::Vectors(j) => (&j.limits, 256 << 20),
+            Request::Count(j) => (&j.limits, 256 << 20),
+            Request::Trial(j) | Request::Profile(j) | Request::Verify(j) | Request::Memory(j) => {
+                (&j.limits, 256 << 20)
+            }
+        };
+        let mut b = JobBounds::new(limits.address_space, scratch, 1024);
+        if self.tool().is_some() {
+            let per = limits
+                .address_space
+                .unwrap_or(crate::sandbox::DEFAULT_MEM_LIMIT_MIB << 20);
+            b.memory_bytes = (4 * per).max(per + (2 << 30)) + scratch;
+        }
+        b
+    }
+
     /// The taint job runs under memcheck, writing its XML log into the scratch folder (the
     /// worker's working directory in every jail mode).
     fn tool(&self) -> Option<crate::sandbox::jail::Tool> {

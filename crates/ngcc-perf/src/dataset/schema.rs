@@ -1486,10 +1486,16 @@ pub enum Layer {
     Landlock,
     /// A seccomp filter: no new processes, exec, ptrace, sockets, mounts, affinity changes…
     Seccomp,
+    /// The scratch folder is a tmpfs of the job's own with a size and an inode bound.
+    ScratchTmpfs,
+    /// A memory control group: one bound for all processes of the job and its scratch.
+    MemoryCgroup,
+    /// A pids control group: one bound on the job's processes and threads.
+    PidsCgroup,
 }
 
 impl Layer {
-    pub const ALL: [Layer; 10] = [
+    pub const ALL: [Layer; 13] = [
         Layer::UserNs,
         Layer::PidNs,
         Layer::MountNs,
@@ -1500,6 +1506,9 @@ impl Layer {
         Layer::Nproc,
         Layer::Landlock,
         Layer::Seccomp,
+        Layer::ScratchTmpfs,
+        Layer::MemoryCgroup,
+        Layer::PidsCgroup,
     ];
 
     /// The JSON name (`user_ns`, …), also used by `NGCC_PERF_JAIL_OFF`.
@@ -1515,6 +1524,9 @@ impl Layer {
             Layer::Nproc => "nproc",
             Layer::Landlock => "landlock",
             Layer::Seccomp => "seccomp",
+            Layer::ScratchTmpfs => "scratch_tmpfs",
+            Layer::MemoryCgroup => "memory_cgroup",
+            Layer::PidsCgroup => "pids_cgroup",
         }
     }
 
@@ -1536,6 +1548,9 @@ impl Layer {
 pub struct Containment {
     /// Active layers, sorted.
     pub layers: Vec<Layer>,
+    /// Which control groups held the job's bounds (`cgroup v1`, `cgroup v2`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub landlock_abi: Option<u32>,
     /// Why a layer is missing (one short line each).
@@ -1585,6 +1600,18 @@ impl Containment {
         }
         if self.has(Layer::Nproc) {
             parts.push("nproc limit".into());
+        }
+        if self.has(Layer::ScratchTmpfs) {
+            parts.push("scratch tmpfs".into());
+        }
+        let groups: Vec<&str> = [(Layer::MemoryCgroup, "memory"), (Layer::PidsCgroup, "pids")]
+            .iter()
+            .filter(|(l, _)| self.has(*l))
+            .map(|(_, n)| *n)
+            .collect();
+        if !groups.is_empty() {
+            let version = self.cgroup.as_deref().unwrap_or("cgroup");
+            parts.push(format!("{} {version}", groups.join(", ")));
         }
         if self.has(Layer::Landlock) {
             parts.push(match self.landlock_abi {

@@ -17,7 +17,12 @@ use std::time::Duration;
 /// Folder of the KAT files in a KAT job's scratch folder.
 const KATGEN: &str = "katgen";
 /// Most bytes of KAT text one job may leave (the hash KATs' 2^33-bit file is large).
-const KAT_CAP: u64 = 8 << 30;
+const KAT_CAP: u64 = 512 << 20;
+
+/// An ICCS KAT file name (`KAT_KEM_<instance>.txt`, `KAT_2_12_<instance>.txt`, …).
+fn is_iccs_kat_name(n: &str) -> bool {
+    n.starts_with("KAT_") && n.ends_with(".txt")
+}
 
 #[derive(Debug, Clone)]
 pub struct KatOptions {
@@ -82,12 +87,27 @@ pub fn run_job(
         workdir: scratch.clone(),
         timeout: opts.timeout,
     };
-    let outcome = sandbox::run(&spec, &Request::Kat(job))?;
+    let mut outcome = sandbox::run(&spec, &Request::Kat(job))?;
     let mut output: Option<KatOutput> = sandbox::parse_result(&outcome).ok();
-    let (copied, _) = ingest::copy_out(&scratch.join(KATGEN), out_dir, KAT_CAP)?;
+    // Only KAT text files (`nistkat.rsp`, the ICCS `KAT_*.txt`), at most KAT_CAP in all.
+    let expect = ingest::Expect {
+        names: &|n: &str| n == crate::child::kat_nist::FILE_NAME || is_iccs_kat_name(n),
+        max_entries: 64,
+        max_file: KAT_CAP,
+        max_total: KAT_CAP,
+    };
+    let got = ingest::ingest(&scratch.join(KATGEN), out_dir, &expect)?;
+    // The job's scratch goes once its files are out (the tmpfs went with the jail).
+    let _ = std::fs::remove_dir_all(&scratch);
+    let copied = got.names();
     if let Some(o) = output.as_mut() {
         o.files.retain(|f| copied.contains(f));
     }
+    let notes: Vec<String> = (outcome.bound_hit.iter().cloned())
+        .chain(outcome.scratch_note.iter().cloned())
+        .chain(got.note())
+        .collect();
+    outcome.scratch_note = (!notes.is_empty()).then(|| notes.join("; "));
     Ok((outcome, output, count))
 }
 
@@ -254,6 +274,7 @@ pub fn run_kat(
     };
     let mut files = Vec::new();
     let mut notes = Vec::new();
+    let scratch_note = outcome.scratch_note.clone();
     let status = match end {
         KatEnd::Ok => {
             let empty = KatOutput::default();
@@ -277,6 +298,9 @@ pub fn run_kat(
             status
         }
     };
+    if let Some(n) = scratch_note {
+        notes.push(format!("jail: {n}"));
+    }
     let meta = output.as_ref().and_then(|o| o.meta.clone());
     let candidate_output = [outcome.stdout.trim_end(), outcome.stderr.trim_end()]
         .iter()

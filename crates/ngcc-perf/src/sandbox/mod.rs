@@ -67,6 +67,10 @@ pub struct Outcome {
     pub observed: crate::dataset::schema::Observed,
     pub wall_s: f64,
     pub command: Vec<String>,
+    /// A whole-job bound (memory or pids control group) the job ran into, in one line.
+    pub bound_hit: Option<String>,
+    /// The job filled its tmpfs scratch or left entries that were not copied, in one line.
+    pub scratch_note: Option<String>,
 }
 
 /// What a dying child said about itself (see `child::crash`).
@@ -131,7 +135,13 @@ impl Outcome {
             )),
             Exit::Code(0) => None,
             Exit::Code(c) => Some(format!("exited with status {c}{at}")),
-            Exit::Signal(s) => Some(format!("killed by signal {s} ({}){at}", signal_name(*s))),
+            Exit::Signal(s) => match &self.bound_hit {
+                Some(b) => Some(format!(
+                    "killed by signal {s} ({}){at}: {b}",
+                    signal_name(*s)
+                )),
+                None => Some(format!("killed by signal {s} ({}){at}", signal_name(*s))),
+            },
             Exit::Timeout => Some("timed out and was killed".into()),
         }
     }
@@ -146,6 +156,7 @@ pub fn signal_name(sig: i32) -> &'static str {
         libc::SIGILL => "SIGILL, illegal instruction",
         libc::SIGKILL => "SIGKILL",
         libc::SIGXCPU => "SIGXCPU, CPU time limit",
+        libc::SIGXFSZ => "SIGXFSZ, file size limit",
         libc::SIGTERM => "SIGTERM",
         _ => "signal",
     }
@@ -169,6 +180,10 @@ pub trait Job: Serialize {
     fn tool(&self) -> Option<jail::Tool> {
         None
     }
+    /// Whole-job bounds: scratch tmpfs size and entries, memory and processes of the job.
+    fn bounds(&self) -> jail::JobBounds {
+        jail::JobBounds::default()
+    }
 }
 
 /// Runs one job in its jail (see [`jail`]) and waits at most `spec.timeout`.
@@ -177,18 +192,21 @@ pub fn run<J: Job>(spec: &Spec, request: &J) -> Result<Outcome> {
         request: serde_json::to_value(request)?,
         files: request.files(),
     };
-    run_order(spec, Some(job), request.tool(), &|r| request.admits(r))
+    run_order(spec, Some(job), request.tool(), request.bounds(), &|r| {
+        request.admits(r)
+    })
 }
 
 /// A probe: builds the jail, reports its layers and runs no candidate code.
 pub fn run_probe(spec: &Spec) -> Result<Outcome> {
-    run_order(spec, None, None, &|_| false)
+    run_order(spec, None, None, jail::JobBounds::default(), &|_| false)
 }
 
 fn run_order(
     spec: &Spec,
     job: Option<jail::JobSpec>,
     tool: Option<jail::Tool>,
+    bounds: jail::JobBounds,
     admits: &dyn Fn(&Value) -> bool,
 ) -> Result<Outcome> {
     jail::prepare_scratch(&spec.workdir, job.as_ref().map(|j| &j.files))?;
@@ -199,6 +217,7 @@ fn run_order(
         off: jail::off_layers(),
         tool,
         tool_run: None,
+        bounds,
     };
     launch(spec, &order, admits, OUTPUT_CAP).map(|(o, _)| o)
 }
@@ -379,6 +398,11 @@ pub(crate) fn launch(
         observed,
         wall_s,
         command,
+        bound_hit: report.as_ref().and_then(|r| r.bound_hit.clone()),
+        scratch_note: report
+            .as_ref()
+            .and_then(|r| r.scratch.as_ref())
+            .and_then(|u| u.note()),
     };
     Ok((outcome, execs))
 }

@@ -14,7 +14,7 @@
 
 use super::jail::{self, ToolLimits, ToolRun};
 use super::{Exit, Spec};
-use crate::dataset::schema::Containment;
+use crate::dataset::schema::{Containment, Layer};
 use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
@@ -33,10 +33,13 @@ pub struct ToolBounds {
     pub file_size_mib: u64,
     /// Bytes of stdout and of stderr kept each.
     pub output_cap: usize,
-    /// Disk space (allocated blocks) and entries the scratch folder may hold, copy-ins
-    /// included.
+    /// Bytes and entries the scratch folder may hold, copy-ins included: the size and
+    /// inode bound of its tmpfs.
     pub scratch_bytes: u64,
     pub scratch_inodes: u64,
+    /// Memory of the whole run: every process and the scratch's pages together (a memory
+    /// control group where one can be made; see `layers`).
+    pub memory_mib: u64,
 }
 
 impl Default for ToolBounds {
@@ -52,6 +55,7 @@ impl Default for ToolBounds {
             output_cap: 1 << 20,
             scratch_bytes: 2 << 30,
             scratch_inodes: 100_000,
+            memory_mib: 8192,
         }
     }
 }
@@ -118,6 +122,10 @@ pub struct ToolOutcome {
     pub wall_s: f64,
     /// CPU time of the whole tree (the keeper's wait4).
     pub cpu_s: f64,
+    /// The run filled its scratch (writes failed) or left entries that were not copied back.
+    pub scratch_note: Option<String>,
+    /// A whole-run bound (memory, processes) the run ran into.
+    pub bound_hit: Option<String>,
 }
 
 impl ToolOutcome {
@@ -130,7 +138,10 @@ impl ToolOutcome {
         match &self.exit {
             Exit::Code(0) => None,
             Exit::Code(c) => Some(format!("exited with status {c}")),
-            Exit::Signal(s) => Some(format!("killed by signal {s} ({})", super::signal_name(*s))),
+            Exit::Signal(s) => Some(match &self.bound_hit {
+                Some(b) => format!("killed by signal {s} ({}): {b}", super::signal_name(*s)),
+                None => format!("killed by signal {s} ({})", super::signal_name(*s)),
+            }),
             Exit::Timeout => Some("exceeded its wall-time bound and was killed".into()),
         }
     }
@@ -329,6 +340,14 @@ pub fn run_tool(job: &ToolJob) -> Result<ToolOutcome, ToolError> {
         off: jail::off_layers(),
         tool: None,
         tool_run: Some(run),
+        bounds: jail::JobBounds {
+            scratch: jail::scratchfs::ScratchBounds {
+                bytes: b.scratch_bytes,
+                inodes: b.scratch_inodes,
+            },
+            memory_bytes: b.memory_mib << 20,
+            pids: b.nproc,
+        },
     };
     let spec = Spec {
         workdir: path.clone(),
@@ -349,7 +368,13 @@ pub fn run_tool(job: &ToolJob) -> Result<ToolOutcome, ToolError> {
             ToolError::JailUnavailable { label, why }
         });
     }
-    let (bytes, inodes) = usage(&path, b.scratch_inodes);
+    // Without a tmpfs (no mount namespace) the bound is checked after the run.
+    let tmpfs = outcome.observed.containment.has(Layer::ScratchTmpfs);
+    let (bytes, inodes) = if tmpfs {
+        (0, 0)
+    } else {
+        usage(&path, b.scratch_inodes)
+    };
     if inodes > b.scratch_inodes || bytes > b.scratch_bytes {
         return Err(ToolError::Bounds {
             label,
@@ -375,6 +400,8 @@ pub fn run_tool(job: &ToolJob) -> Result<ToolOutcome, ToolError> {
         limits,
         wall_s: outcome.wall_s,
         cpu_s: outcome.observed.tree_usage.cpu_s(),
+        scratch_note: outcome.scratch_note,
+        bound_hit: outcome.bound_hit,
         scratch,
     })
 }

@@ -44,5 +44,6 @@ mod slurm_cluster;
 mod stale_state;
 mod tool_jail;
 mod validate_fixture;
+mod zoo_bounds;
 mod zoo_build_jail;
 mod zoo_campaign;

@@ -2,8 +2,8 @@
 //! `sh -c` below is stopped with a clear outcome; a traced `make` records its compiler calls.
 
 use ngcc_perf::sandbox::Exit;
-use ngcc_perf::sandbox::tool::{ToolBounds, ToolError, ToolJob, ToolOutcome, run_tool};
-use std::path::{Path, PathBuf};
+use ngcc_perf::sandbox::tool::{ToolBounds, ToolJob, ToolOutcome, run_tool};
+use std::path::Path;
 
 fn sh(label: &str, script: &str) -> ToolJob {
     ngcc_perf::sandbox::set_exe(env!("CARGO_BIN_EXE_ngcc-perf").into());
@@ -201,9 +201,30 @@ fn scratch_bound_and_copy_in() {
         },
         ..sh("copy", "ls -A sub; for i in $(seq 1 100); do : > f$i; done")
     };
-    match run_tool(&job) {
-        Err(ToolError::Bounds { why, .. }) => assert!(why.contains("50 entries"), "{why}"),
-        other => panic!("{other:?}"),
+    // The scratch is a tmpfs of 50 entries: the 47th file cannot be made, and nothing
+    // beyond the bound reaches the disk.
+    let full = run(&job);
+    let note = full.scratch_note.clone().unwrap_or_default();
+    assert!(
+        note.contains("filled its scratch folder") && note.contains("50 entries"),
+        "{note}"
+    );
+    assert!(
+        full.stderr.contains("No space left on device"),
+        "{}",
+        full.stderr
+    );
+    let left = std::fs::read_dir(full.scratch.path().join("pkg"))
+        .unwrap()
+        .count();
+    assert!(left <= 50, "{left}");
+    let names: Vec<&str> = full.layers.layers.iter().map(|l| l.name()).collect();
+    assert!(names.contains(&"scratch_tmpfs"), "{names:?}");
+    // Control groups need root (or a delegated subtree); elsewhere the record says why not.
+    if unsafe { libc::geteuid() } == 0 {
+        for want in ["memory_cgroup", "pids_cgroup"] {
+            assert!(names.contains(&want), "{names:?} {:?}", full.layers.missing);
+        }
     }
     let ok = ToolJob {
         bounds: ToolBounds {
@@ -285,5 +306,32 @@ fn traced_make_records_its_compiler_calls() {
         "{:#?}",
         o.execs
     );
-    let _: PathBuf = o.scratch.keep();
+}
+
+/// Three processes each holding 300 MiB under a whole-run bound of 512 MiB: the memory
+/// group stops them (the per-process limit alone would not), with a one-line reason.
+#[test]
+fn forked_memory_is_bounded_for_the_whole_run() {
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: control groups need root here");
+        return;
+    }
+    let job = ToolJob {
+        bounds: ToolBounds {
+            wall_s: 60.0,
+            memory_mib: 512,
+            ..ToolBounds::default()
+        },
+        ..sh(
+            "fork-memory",
+            "for i in 1 2 3; do head -c 300M /dev/zero | tail -c 300M > /dev/null & done; wait",
+        )
+    };
+    let o = run(&job);
+    let hit = o.bound_hit.clone().unwrap_or_default();
+    assert!(
+        hit.contains("memory bound (512 MiB"),
+        "{hit:?} {:?}",
+        o.exit
+    );
 }

@@ -654,7 +654,7 @@ const ZOO: &[Entry] = &[
 ];
 
 /// Every layer, as logs and pages show it.
-const FULL_JAIL: &str = "user, pid, mount, net, ipc, uts namespaces; unprivileged uid; nproc limit; landlock abi 7; seccomp";
+const FULL_JAIL: &str = "user, pid, mount, net, ipc, uts namespaces; unprivileged uid; nproc limit; scratch tmpfs; memory, pids cgroup v1; landlock abi 7; seccomp";
 
 /// KAT statuses the measuring phases never time (measurable.rs).
 fn timed(kat: &str) -> bool {

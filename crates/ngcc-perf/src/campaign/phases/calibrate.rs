@@ -101,6 +101,8 @@ fn calibrate_one(ctx: &MeasureCtx, t: &Target, iter_s: Option<f64>) -> Result<Ca
     if out.status == ProcessStatus::Complete {
         ingest::copy_out(&scratch.join("setup"), &dir, SETUP_CAP)?;
     }
+    // The job's scratch goes once its files are out.
+    let _ = std::fs::remove_dir_all(&scratch);
     // What a trial process pays before timing: start-up and loading the saved setup.
     let overhead_s = (outcome.wall_s - out.end_s).max(0.0) + (out.ready_s - out.prepare_s).max(0.0);
     let dry_fixed_s = if out.status == ProcessStatus::Complete

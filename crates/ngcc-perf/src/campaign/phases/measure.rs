@@ -304,6 +304,10 @@ fn last_outputs(run: &RunDir, name: &str, mut observed: Observed) -> Result<Obse
     let to = run.last_outputs_dir(name);
     let _ = std::fs::remove_dir_all(&to);
     let (files, _) = ingest::copy_out(&from, &to, SETUP_CAP)?;
+    // The job's scratch goes once its files are out.
+    if let Some(scratch) = from.parent() {
+        let _ = std::fs::remove_dir_all(scratch);
+    }
     if !files.is_empty() {
         observed.last_outputs = Some(run.rel(&to));
         for f in files {

@@ -207,9 +207,9 @@ fn keep(order: &Order, started: Instant) -> Report {
                 } else {
                     (euid, egid)
                 };
-                match namespaced(&plan, exe.as_raw_fd(), outside, root, started) {
+                match namespaced(order, &plan, exe.as_raw_fd(), outside, root, started) {
                     Ok(mut r) => {
-                        r.containment.missing = missing;
+                        r.containment.missing.splice(0..0, missing);
                         return r;
                     }
                     Err(e) => missing.push(format!("namespaces: {e}")),
@@ -278,7 +278,7 @@ fn direct_tool(
                 libc::_exit(125);
             }
         }
-        super::tool_exec::run_tree(exec, rep_w.as_raw_fd());
+        super::tool_exec::run_tree(exec, rep_w.as_raw_fd(), None);
     }
     if pid < 0 {
         return failed(format!("fork: {}", std::io::Error::last_os_error()));
@@ -350,6 +350,10 @@ fn finish(mut report: Report, msgs: Vec<Msg>, waited: Option<(WaitStatus, Usage)
                 report.error.get_or_insert(e);
             }
             Msg::Exec(e) => report.execs.push(e),
+            Msg::Scratch(u) => {
+                report.containment.layers.push(Layer::ScratchTmpfs);
+                report.scratch = Some(u);
+            }
             Msg::PreExec(a) => {
                 let kept = std::mem::take(&mut report.limits);
                 with_applied(&mut report.containment, &mut report.limits, &a);
@@ -388,6 +392,7 @@ fn write_file(path: &str, text: &str) -> Result<(), String> {
 }
 
 fn namespaced(
+    order: &Order,
     plan: &Plan,
     exe: RawFd,
     outside: (u32, u32),
@@ -451,10 +456,13 @@ fn namespaced(
         }
         return Err(e);
     }
+    // The job's control groups, entered by the proxy before it starts anything.
+    let (groups, group_missing) = job_groups(order, pid);
     std::fs::File::from(go_w)
         .write_all(b"g")
         .map_err(|e| format!("starting the proxy: {e}"))?;
     let mut report = Report::default();
+    report.containment.missing.extend(group_missing);
     report.containment.layers = vec![
         Layer::UserNs,
         Layer::PidNs,
@@ -466,6 +474,13 @@ fn namespaced(
     if outside.0 != 0 {
         report.containment.layers.push(Layer::Unprivileged);
     }
+    if let Some(g) = &groups {
+        report
+            .containment
+            .layers
+            .extend([Layer::MemoryCgroup, Layer::PidsCgroup]);
+        report.containment.cgroup = Some(g.version().into());
+    }
     let (msgs, ready_s) = read_messages(rep_r, &report, started);
     let mut status = 0;
     // SAFETY: reaping our child.
@@ -474,7 +489,50 @@ fn namespaced(
         return Err(e.clone());
     }
     report.setup_s = ready_s;
+    if let Some(g) = groups {
+        report.bound_hit = group_hit(&g.usage(), &order.bounds);
+    }
     Ok(finish(report, msgs, None))
+}
+
+/// Makes the job's memory and pids groups and moves the (waiting) proxy into them; or says
+/// why there are none (the job keeps its rlimits).
+fn job_groups(
+    order: &Order,
+    proxy: libc::pid_t,
+) -> (Option<super::cgroup::JobGroups>, Vec<String>) {
+    let off = |l: Layer| order.off.contains(&l);
+    if off(Layer::MemoryCgroup) || off(Layer::PidsCgroup) {
+        return (None, vec!["cgroup: switched off".into()]);
+    }
+    let name = format!("ngcc-job-{}", &order.nonce[..order.nonce.len().min(16)]);
+    let b = &order.bounds;
+    match super::cgroup::JobGroups::create(&name, b.memory_bytes, b.pids) {
+        Ok(g) => match g.enter(proxy) {
+            Ok(()) => (Some(g), Vec::new()),
+            Err(e) => (None, vec![format!("cgroup: {e} (rlimits only)")]),
+        },
+        Err(e) => (None, vec![format!("cgroup: {e} (rlimits only)")]),
+    }
+}
+
+/// The whole-job bound the job ran into, in one line.
+fn group_hit(u: &super::cgroup::Usage, b: &super::JobBounds) -> Option<String> {
+    let mut parts = Vec::new();
+    if u.oom_kills > 0 {
+        parts.push(format!(
+            "the job's memory bound ({} MiB for all its processes and its scratch together) was reached: the kernel killed {} of its processes",
+            b.memory_bytes >> 20,
+            u.oom_kills
+        ));
+    }
+    if u.pids_refused > 0 {
+        parts.push(format!(
+            "{} new processes or threads were refused at the job's bound of {}",
+            u.pids_refused, b.pids
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// Without namespaces: the worker is our own child; as root it still gets a network, IPC

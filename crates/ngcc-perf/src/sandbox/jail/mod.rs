@@ -14,12 +14,14 @@
 //! the worker is forked directly and only Landlock, seccomp and, as root, a uid drop and a
 //! network namespace remain) and says which layers were active.
 
+pub mod cgroup;
 pub mod channel;
 pub mod ingest;
 pub mod keeper;
 pub mod landlock;
 pub mod namespaces;
 pub mod probe;
+pub mod scratchfs;
 pub mod seccomp;
 pub mod tool_exec;
 pub mod worker;
@@ -86,6 +88,43 @@ pub struct Order {
     /// A host program run over candidate input instead of a worker (`sandbox::tool`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_run: Option<ToolRun>,
+    /// Whole-job bounds (scratch tmpfs, memory and pids control groups).
+    #[serde(default)]
+    pub bounds: JobBounds,
+}
+
+/// Bounds of the whole job, whatever its processes do: its scratch folder (a tmpfs of that
+/// size and inode count) and, where control groups can be made, its memory (every process
+/// and the scratch pages together) and its processes and threads.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+pub struct JobBounds {
+    pub scratch: scratchfs::ScratchBounds,
+    pub memory_bytes: u64,
+    pub pids: u64,
+}
+
+impl JobBounds {
+    /// A job whose every process may map `address_space` bytes: the whole job may hold as
+    /// much plus a full scratch (forked children share the one bound).
+    pub fn new(address_space: Option<u64>, scratch_bytes: u64, scratch_inodes: u64) -> Self {
+        let scratch = scratchfs::ScratchBounds {
+            bytes: scratch_bytes,
+            inodes: scratch_inodes,
+        };
+        let as_bytes = address_space.unwrap_or(crate::sandbox::DEFAULT_MEM_LIMIT_MIB << 20);
+        JobBounds {
+            scratch,
+            memory_bytes: as_bytes.saturating_add(scratch_bytes),
+            pids: 64,
+        }
+    }
+}
+
+impl Default for JobBounds {
+    /// A job that writes little (a trial's outputs, a probe).
+    fn default() -> Self {
+        JobBounds::new(None, 256 << 20, 1024)
+    }
 }
 
 /// A tool run (`sandbox::tool::run_tool`) as the keeper needs it. Every path is a host path
@@ -217,6 +256,13 @@ pub struct Report {
     /// A traced tool run's execs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub execs: Vec<ExecRecord>,
+    /// What the job did with its tmpfs scratch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scratch: Option<scratchfs::ScratchUse>,
+    /// A whole-job bound the job ran into, in one line (the kernel's OOM kill in the job's
+    /// memory group, forks refused at its pids bound).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound_hit: Option<String>,
 }
 
 /// What the keeper hands the worker (JSON on the worker's fd 0): the job with the paths the
@@ -255,6 +301,8 @@ pub enum Msg {
     Exit { status: WaitStatus, usage: Usage },
     /// A traced tool run executed a program.
     Exec(ExecRecord),
+    /// The proxy copied the tmpfs scratch back after the job.
+    Scratch(scratchfs::ScratchUse),
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]

@@ -24,6 +24,8 @@ struct Bind {
     dst: String,
     dir: bool,
     rw: bool,
+    /// The scratch folder: a bounded tmpfs at `dst` instead of a bind, when the plan says so.
+    scratch: bool,
 }
 
 fn open_path(p: &Path) -> Result<OwnedFd, String> {
@@ -42,6 +44,14 @@ fn bind(src: &Path, dst: &str, dir: bool, rw: bool) -> Result<Bind, String> {
         dst: dst.to_string(),
         dir,
         rw,
+        scratch: false,
+    })
+}
+
+fn scratch_bind(src: &Path, dst: &str) -> Result<Bind, String> {
+    Ok(Bind {
+        scratch: true,
+        ..bind(src, dst, true, true)?
     })
 }
 
@@ -60,6 +70,10 @@ pub struct Plan {
     workdir: String,
     /// A tool run: started by the proxy instead of the worker.
     pub tool_run: Option<super::tool_exec::ToolRunExec>,
+    /// The scratch folder as a bounded tmpfs (else a bind of the host folder).
+    scratch_fs: Option<super::scratchfs::ScratchBounds>,
+    /// Where the scratch folder is inside the new root.
+    scratch_inside: String,
 }
 
 const DEVICES: [&str; 5] = [
@@ -149,7 +163,7 @@ impl Plan {
         if !setup_bound {
             dirs.push(JOB_SETUP.into());
         }
-        binds.push(bind(scratch, JOB_SCRATCH, true, true)?);
+        binds.push(scratch_bind(scratch, JOB_SCRATCH)?);
         let tool = match &order.tool {
             Some(t) => {
                 let exe = std::fs::canonicalize("/proc/self/exe")
@@ -196,6 +210,8 @@ impl Plan {
             tool,
             workdir: JOB_SCRATCH.into(),
             tool_run: None,
+            scratch_fs: scratch_fs(order),
+            scratch_inside: JOB_SCRATCH.into(),
         })
     }
 
@@ -256,7 +272,11 @@ impl Plan {
             if dst == "/" || !p.is_absolute() {
                 return Err(format!("{dst} cannot be bound into the jail"));
             }
-            binds.push(bind(p, dst, p.is_dir(), *rw)?);
+            binds.push(if *rw {
+                scratch_bind(p, dst)?
+            } else {
+                bind(p, dst, p.is_dir(), false)?
+            });
             if !rw {
                 read_only.push(p.clone());
             }
@@ -288,8 +308,18 @@ impl Plan {
             tool: None,
             workdir: run.cwd.to_string_lossy().into_owned(),
             tool_run: Some(exec),
+            scratch_fs: scratch_fs(order),
+            scratch_inside: scratch.to_string_lossy().into_owned(),
         })
     }
+}
+
+/// The order's scratch bounds, unless the operator switched the tmpfs off.
+fn scratch_fs(order: &Order) -> Option<super::scratchfs::ScratchBounds> {
+    (!order
+        .off
+        .contains(&crate::dataset::schema::Layer::ScratchTmpfs))
+    .then_some(order.bounds.scratch)
 }
 
 fn cstr(p: impl AsRef<Path>) -> CString {
@@ -359,7 +389,9 @@ fn chdir(p: &str) -> Result<(), String> {
 }
 
 /// Builds the new root (in the proxy, with every capability of the new user namespace).
-fn enter(plan: &Plan, drop_groups: bool) -> Result<(), String> {
+/// Returns the host scratch folder (an O_PATH descriptor) when the scratch is a tmpfs: the
+/// proxy copies the job's files back through it.
+fn enter(plan: &Plan, drop_groups: bool) -> Result<Option<OwnedFd>, String> {
     let c = |s: &str| CString::new(s).unwrap_or_default();
     let sources = plan
         .binds
@@ -392,8 +424,29 @@ fn enter(plan: &Plan, drop_groups: bool) -> Result<(), String> {
     for d in &plan.dirs {
         mkdir_p(&format!("/newroot{d}"))?;
     }
+    let mut host_scratch = None;
     for (b, src) in plan.binds.iter().zip(&sources) {
         let dst = format!("/newroot{}", b.dst);
+        if let (true, Some(bounds)) = (b.scratch, plan.scratch_fs.as_ref()) {
+            mkdir_p(&dst)?;
+            let opts = c(&super::scratchfs::mount_options(bounds));
+            mount(
+                Some(&tmpfs),
+                &c(&dst),
+                Some(&tmpfs),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                Some(&opts),
+            )?;
+            let host = format!("/oldroot/proc/self/fd/{}", src.as_raw_fd());
+            super::scratchfs::copy_in(Path::new(&host), Path::new(&dst))?;
+            // SAFETY: a copy of a descriptor we own, kept after `sources` is dropped.
+            let kept = unsafe { libc::fcntl(src.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 10) };
+            if kept < 0 {
+                return Err(errno("keeping the scratch folder"));
+            }
+            host_scratch = Some(unsafe { OwnedFd::from_raw_fd(kept) });
+            continue;
+        }
         if b.dir {
             mkdir_p(&dst)?;
         } else {
@@ -444,7 +497,38 @@ fn enter(plan: &Plan, drop_groups: bool) -> Result<(), String> {
     let host = b"ngcc-jail";
     // SAFETY: sethostname copies the bytes (UTS namespace of the jail only).
     unsafe { libc::sethostname(host.as_ptr().cast(), host.len()) };
-    chdir(&plan.workdir)
+    chdir(&plan.workdir)?;
+    Ok(host_scratch)
+}
+
+/// After the job: every other process of the namespace is killed and reaped, then what the
+/// job left in its tmpfs scratch is copied back to the host folder and reported.
+pub fn collect_scratch(out: &super::tool_exec::ScratchOut, report: libc::c_int) {
+    // SAFETY: as pid 1 of the namespace, -1 reaches every other process in it; then reap.
+    unsafe {
+        libc::kill(-1, libc::SIGKILL);
+        loop {
+            let pid = libc::waitpid(-1, std::ptr::null_mut(), libc::__WALL);
+            if pid < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                break;
+            }
+        }
+    }
+    let (Some(host), Some(bounds)) = (out.host, out.bounds) else {
+        return;
+    };
+    let inside = out.inside;
+    let (used_bytes, used_inodes) = super::scratchfs::statfs_use(inside);
+    let mut used = super::scratchfs::ScratchUse {
+        bound_bytes: bounds.bytes,
+        bound_inodes: bounds.inodes,
+        used_bytes,
+        used_inodes,
+        ..Default::default()
+    };
+    let to = PathBuf::from(format!("/proc/self/fd/{}", host.as_raw_fd()));
+    super::scratchfs::copy_out(inside, &to, &mut used);
+    super::worker::send(report, &Msg::Scratch(used));
 }
 
 /// Takes the jail's own uid and gid (mapped to the unprivileged outside ids by the keeper).
@@ -489,11 +573,20 @@ pub fn proxy(plan: &Plan, fds: &ProxyFds, drop_groups: bool) -> ! {
         libc::close(fds.go);
     }
     let send = |m: &Msg| super::worker::send(fds.report, m);
-    if let Err(e) = enter(plan, drop_groups) {
-        send(&Msg::SetupError(e));
-        // SAFETY: ending the proxy.
-        unsafe { libc::_exit(1) };
-    }
+    let host_scratch = match enter(plan, drop_groups) {
+        Ok(h) => h,
+        Err(e) => {
+            send(&Msg::SetupError(e));
+            // SAFETY: ending the proxy.
+            unsafe { libc::_exit(1) };
+        }
+    };
+    let inside = PathBuf::from(&plan.scratch_inside);
+    let scratch = super::tool_exec::ScratchOut {
+        inside: &inside,
+        host: host_scratch.as_ref(),
+        bounds: plan.scratch_fs,
+    };
     send(&Msg::Ready);
     // SAFETY: as above.
     unsafe {
@@ -501,7 +594,7 @@ pub fn proxy(plan: &Plan, fds: &ProxyFds, drop_groups: bool) -> ! {
         libc::prctl(libc::PR_SET_DUMPABLE, 0);
         if let Some(run) = &plan.tool_run {
             libc::close(fds.request);
-            super::tool_exec::run_tree(run, fds.report);
+            super::tool_exec::run_tree(run, fds.report, Some(&scratch));
         }
         let worker = libc::fork();
         if worker == 0 {
@@ -519,6 +612,7 @@ pub fn proxy(plan: &Plan, fds: &ProxyFds, drop_groups: bool) -> ! {
             let mut ru: libc::rusage = std::mem::zeroed();
             let pid = libc::wait4(-1, &mut status, libc::__WALL, &mut ru);
             if pid == worker {
+                collect_scratch(&scratch, fds.report);
                 send(&Msg::Exit {
                     status: crate::dataset::schema::WaitStatus::from_raw(status),
                     usage: crate::dataset::schema::Usage::from_rusage(&ru),

@@ -215,9 +215,18 @@ fn exec_record(seq: usize, pid: libc::pid_t) -> ExecRecord {
     }
 }
 
+/// The tmpfs scratch of a namespaced run, to copy back when the tool has ended.
+pub struct ScratchOut<'a> {
+    pub inside: &'a Path,
+    pub host: Option<&'a std::os::fd::OwnedFd>,
+    pub bounds: Option<super::scratchfs::ScratchBounds>,
+}
+
 /// The proxy's part of a tool run: start the tool, reap (and, traced, follow) its tree,
 /// report how the tool ended, and exit, which ends every process left in the namespace.
-pub fn run_tree(run: &ToolRunExec, report: libc::c_int) -> ! {
+/// `scratch`: in a PID namespace of our own, kill the rest of the tree and copy the scratch
+/// back first.
+pub fn run_tree(run: &ToolRunExec, report: libc::c_int, scratch: Option<&ScratchOut>) -> ! {
     let send = |m: &Msg| super::worker::send(report, m);
     // SAFETY: fork of the single-threaded proxy; the child never returns from `start`.
     let tool = unsafe { libc::fork() };
@@ -275,6 +284,9 @@ pub fn run_tree(run: &ToolRunExec, report: libc::c_int) -> ! {
             continue;
         }
         if pid == tool {
+            if let Some(s) = scratch {
+                super::namespaces::collect_scratch(s, report);
+            }
             send(&Msg::Exit {
                 status: crate::dataset::schema::WaitStatus::from_raw(status),
                 usage: crate::dataset::schema::Usage::from_rusage(&ru),
