@@ -111,7 +111,7 @@ pub fn compare(a: &Dataset, b: &Dataset) -> CountComparison {
 }
 
 /// The rows whose instructions grew by more than `pct` percent.
-pub fn grew<'c>(c: &'c CountComparison, pct: f64) -> Vec<&'c CountRow> {
+pub fn grew(c: &CountComparison, pct: f64) -> Vec<&CountRow> {
     c.rows.iter().filter(|r| r.change_pct > pct).collect()
 }
 

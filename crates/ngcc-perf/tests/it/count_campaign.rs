@@ -119,6 +119,20 @@ fn the_count_zoo_is_counted_marked_and_validated() {
         "--out",
         &path(&pages),
     ]);
+    let page = std::fs::read_to_string(pages.join("zoo-count/perf_count-test.md")).unwrap();
+    assert!(page.contains("## Instruction counts"), "{page}");
+    assert!(
+        page.contains("| `count-loop` | enc | 6 082 | constant |"),
+        "{page}"
+    );
+    assert!(
+        page.contains("valgrind-aware: the library of count-forged (1 client request(s)) contains"),
+        "{page}"
+    );
+    assert!(
+        page.contains("forged: 1 valgrind client request(s) in the library"),
+        "{page}"
+    );
     let raw = data.join("count/zoo-count/count-base__enc.callgrind");
     let t = std::fs::read_to_string(&raw).unwrap();
     let ir0 = ir("count-base", "enc");
