@@ -443,6 +443,9 @@ pub const MEMCHECK_ARGS: &[&str] = &[
     "--track-origins=no",
     "--num-callers=16",
     "--quiet",
+    // No gdbserver: its FIFOs are an IPC channel out of the job, and the jail's Landlock
+    // (applied before valgrind starts) lets no FIFO be made.
+    "--vgdb=no",
 ];
 
 /// One constant-time job: which operation, on which library, and which method.

@@ -763,6 +763,10 @@ pub struct BuildEntry {
     /// value or digest. A verdict whose inputs differ from today's is stale and re-run.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub kat_inputs: BTreeMap<String, String>,
+    /// The jail layers every compiler, assembler and linker call of this build ran under
+    /// (the layers all of them had).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_containment: Option<Containment>,
     /// candidate.toml `security_target` (bits), for `ngcc-perf catalog`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub security_target: Option<u32>,

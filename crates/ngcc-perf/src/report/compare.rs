@@ -555,6 +555,9 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     }
     let c = compare(&a, &b, args.time || args.counter == Counter::Time)?;
     let mut report = text(&c, &a_name, &b_name);
+    for l in super::resources::compare_lines(&a, &b) {
+        let _ = writeln!(report, "{l}");
+    }
     let mut banners = banners_of(&a, "A", a.campaign.system_id.as_deref().unwrap_or("?"));
     banners.extend(banners_of(
         &b,
