@@ -1,6 +1,7 @@
 //! Counters, planning, statistics (dudect's Welch tests too), host checks.
 
 pub mod calibration;
+pub mod clock;
 pub mod core_clock;
 pub mod counter;
 pub mod crosscheck;

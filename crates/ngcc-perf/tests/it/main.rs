@@ -38,3 +38,4 @@ mod slurm_cluster;
 mod stale_state;
 mod validate_fixture;
 mod zoo_campaign;
+mod zoo_trust;
