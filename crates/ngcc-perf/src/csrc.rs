@@ -34,3 +34,5 @@ pub const BENCH_OVERHEAD_C: &str = include_str!("../csrc/bench/overhead.c");
 /// Profiling wrappers (`--wrap` targets, call table, tick source); includes the generated
 /// per-instance `ngcc_prof_wraps.h`.
 pub const PROF_C: &str = include_str!("../csrc/prof/ngcc_prof.c");
+/// The memory phase's heap recorder (`--wrap` targets of the allocator, counters per call).
+pub const HEAP_C: &str = include_str!("../csrc/heap/ngcc_heap.c");

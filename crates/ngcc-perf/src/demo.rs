@@ -78,6 +78,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         out: pages.clone(),
         check: false,
         system: Some(args.system.clone()),
+        across: None,
     })
     .context("rendering the pages")?;
     let index = crate::report::site::write_site(

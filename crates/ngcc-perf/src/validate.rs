@@ -45,6 +45,8 @@ pub struct Outcome {
     pub baseline_line: Option<String>,
     /// `ct: …` when the dataset has constant-time evidence (`ct/`).
     pub ct_line: Option<String>,
+    /// `security targets: …` when the catalog has security_targets.csv.
+    pub groups_line: Option<String>,
 }
 
 impl Outcome {
@@ -75,6 +77,9 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
     if let Some(line) = &outcome.ct_line {
         println!("{line}");
     }
+    if let Some(line) = &outcome.groups_line {
+        println!("{line}");
+    }
     println!("{}", outcome.summary_line());
     Ok(if outcome.problems.is_empty() {
         ExitCode::SUCCESS
@@ -102,6 +107,7 @@ pub fn validate(dataset: &Path, catalog: &Path, pages: Option<&Path>) -> Result<
     };
     if let Some(cat) = &catalogs {
         check_system(&ds, cat, &mut out.problems);
+        check_groups(&ds, cat, &mut out);
     }
     check_paths(&ds.root, &mut out.problems);
     check_journal(&ds.root, &mut out.problems);
@@ -534,8 +540,8 @@ fn check_record(ds: &Dataset, lr: &LoadedRecord, problems: &mut Vec<String>) {
 /// the summary's ratio (candidate mean cycles / pseudoXOF mean cycles) recomputed from both
 /// records' raw trials. `None` when the dataset has no baseline.
 fn check_baseline(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
+    use crate::dataset::guide::HASH_SIZES as SIZES;
     use crate::dataset::schema::baseline::CANDIDATE;
-    const SIZES: [u64; 8] = [32, 128, 512, 1024, 4096, 8192, 16384, 65536];
     let iccs: Vec<&LoadedRecord> = ds
         .records
         .iter()
@@ -760,6 +766,22 @@ fn check_profile(lp: &LoadedProfile, problems: &mut Vec<String>) {
     }
 }
 
+/// Every instance has a security_targets.csv row (when the catalog has the file).
+fn check_groups(ds: &Dataset, cat: &Catalogs, out: &mut Outcome) {
+    let Ok(sys) = report::system_of(ds, None) else {
+        return;
+    };
+    match report::groups::check_catalog(ds, cat, &sys) {
+        Ok(Some((problems, line))) => {
+            out.problems.extend(problems);
+            out.groups_line = Some(line);
+        }
+        Ok(None) => {}
+        // Only an unknown system fails here, and check_system names it.
+        Err(_) => {}
+    }
+}
+
 fn check_pages(ds: &Dataset, cat: &Catalogs, pages_dir: &Path, out: &mut Outcome) {
     let sys = match report::system_of(ds, None) {
         Ok(s) => s,
@@ -777,6 +799,9 @@ fn check_pages(ds: &Dataset, cat: &Catalogs, pages_dir: &Path, out: &mut Outcome
                     pages_dir.join(&p.path).display()
                 ));
             }
+            // Groups, representatives and ranks recomputed: name each rank that differs.
+            out.problems
+                .extend(report::ordered_page::rank_differences(&pages, pages_dir));
             out.report_line = Some(format!(
                 "report check: system {sys}: {} pages, {} differ",
                 pages.len(),

@@ -44,6 +44,8 @@ pub fn build_instance(
         kind: Some(cand.kind.as_str().into()),
         api: Some(format!("{:?}", cand.api).to_lowercase()),
         algorithm: Some(cand.algorithm.clone()),
+        security_target: inst.security_target,
+        representative: inst.representative,
         ..BuildEntry::default()
     };
     let plan = match instance::plan(cand, inst, flag_set, &paths) {
@@ -61,7 +63,11 @@ pub fn build_instance(
         && paths.library.is_file()
         && prev.library_sha256.as_deref() == sha256_file(&paths.library).ok().as_deref()
     {
-        return Ok((prev.clone(), false));
+        // The grouping keys do not change the library: a cached entry takes today's.
+        let mut kept = prev.clone();
+        kept.security_target = inst.security_target;
+        kept.representative = inst.representative;
+        return Ok((kept, false));
     }
     entry.cache_key = Some(plan.cache_key.clone());
     entry.build_flags = Some(plan.flag_string());

@@ -18,8 +18,7 @@ pub const TIMED_WITHOUT_PASS: &[KatStatus] = &[
     KatStatus::Timeout,
     KatStatus::Overflow,
 ];
-/// The guide's hash message lengths S1..S8.
-pub const HASH_SIZES: &[u64] = &[32, 128, 512, 1024, 4096, 8192, 16384, 65536];
+pub use crate::dataset::guide::HASH_SIZES;
 
 /// A `kat_issues.csv` row (`ID;Label;Action;Cause`): Label is a regex searched in the label.
 #[derive(Debug, Clone)]

@@ -56,6 +56,7 @@ pub fn execute(settings: &Settings) -> Result<ExitCode> {
             Phase::Baseline => phases::baseline::run(&run, &selected, settings)?,
             Phase::Calibrate | Phase::Measure => measuring_phase(&run, phase, &selected, settings)?,
             Phase::Profile => phases::profile::run(&run, &selected, settings)?,
+            Phase::Memory => phases::memory::run(&run, &selected, settings)?,
             Phase::Ct => phases::ct::run(&run, &selected, settings)?,
         }
     }

@@ -40,27 +40,31 @@ pub enum Phase {
     Calibrate,
     Measure,
     Profile,
+    /// Heap, stack and static size per operation, outside the timed runs (issue 36).
+    Memory,
     /// Constant-time evidence (issue 17): opt-in, not part of `all`.
     Ct,
 }
 
 impl Phase {
     /// Every phase, in the order `all` runs them.
-    pub const ALL: [Phase; 5] = [
+    pub const ALL: [Phase; 6] = [
         Phase::Build,
         Phase::Kat,
         Phase::Calibrate,
         Phase::Measure,
         Phase::Profile,
+        Phase::Memory,
     ];
     /// Every phase that can be named, in pipeline order.
-    pub const NAMED: [Phase; 7] = [
+    pub const NAMED: [Phase; 8] = [
         Phase::Build,
         Phase::Kat,
         Phase::Baseline,
         Phase::Calibrate,
         Phase::Measure,
         Phase::Profile,
+        Phase::Memory,
         Phase::Ct,
     ];
 
@@ -73,6 +77,7 @@ impl Phase {
             Phase::Calibrate => "calibrate",
             Phase::Measure => "measure",
             Phase::Profile => "profile",
+            Phase::Memory => "memory",
             Phase::Ct => "ct",
         }
     }
@@ -108,7 +113,7 @@ flags and preprocessed text (~/.cache/ngcc-perf/objects; NGCC_OBJECT_CACHE=DIR e
 NGCC_OBJECT_CACHE=off none)."
 )]
 pub struct CampaignArgs {
-    /// `all` (build, kat, calibrate, measure, profile) or a comma list of those and
+    /// `all` (build, kat, calibrate, measure, profile, memory: heap, stack and static size per operation on a relink with a heap recorder, outside the timed runs) or a comma list of those and
     /// `baseline` (the ICCS helpers sm3hash, pseudohash, pseudoXOF built, self-tested against
     /// the Rust model and timed as hash instances `iccs/<label>`, e.g. `iccs/pseudoXOF-256`; opt-in)
     /// and `ct` (constant-time evidence per KEM/signature/KEX operation: a valgrind memcheck
@@ -163,7 +168,7 @@ pub struct CampaignArgs {
     pub shard_count: Option<u32>,
     /// Start a new run directory from the shared build run BUILD (build and KAT done once,
     /// before the shards): copies build.json, campaign.json, every KAT log and this shard's
-    /// libraries, objects and KAT output. Only calibrate, measure and profile may run.
+    /// libraries, objects and KAT output. Only calibrate, measure, profile and memory may run.
     #[arg(long, value_name = "BUILD")]
     pub build_from: Option<PathBuf>,
     /// `kat_issues.csv` (`ID;Label;Action;Cause`): rows with action `exclude` are not timed.
@@ -378,7 +383,7 @@ mod tests {
     fn phases_run_in_pipeline_order() {
         assert_eq!(
             Phase::parse_list("all").unwrap().last(),
-            Some(&Phase::Profile)
+            Some(&Phase::Memory)
         );
         assert_eq!(
             Phase::parse_list("profile,measure").unwrap(),
@@ -391,7 +396,7 @@ mod tests {
         let e = Phase::parse_list("bild").unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown phase \"bild\" (phases: all, build, kat, baseline, calibrate, measure, profile, ct)"
+            "unknown phase \"bild\" (phases: all, build, kat, baseline, calibrate, measure, profile, memory, ct)"
         );
     }
 }

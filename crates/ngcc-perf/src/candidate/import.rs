@@ -95,13 +95,28 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
             )));
         }
     }
+    // A tree given by path is written into the manifests as an absolute path; the campaign
+    // reads it only from an allowed root (build::guard), so the header and the last line say
+    // which flag to give, as `import ngcc` does for a package.
+    let given = match &args.dir {
+        Some(d) => Some(std::path::absolute(d)?),
+        None => None,
+    };
+    let header = match &given {
+        Some(tree) => format!(
+            "# Written by `ngcc-perf import pqclean {tree}`: the PQClean tree at {tree}, given \
+             by path.\n# Its sources stay there: the campaign needs \
+             --allow-source-root {tree} unless the tree lies inside the candidates folder.\n",
+            tree = quoted(tree)
+        ),
+        None => "# Written by `ngcc-perf import pqclean`: the PQClean tree fetched by cargo \
+                 (`${PQCLEAN}` in the paths below).\n"
+            .to_string(),
+    };
     let mut total = 0;
     for cand in &cands {
         let path = out.join(&cand.id).join("candidate.toml");
-        let text = format!(
-            "# Written by `ngcc-perf import pqclean`: the PQClean tree fetched by cargo.\n{}",
-            toml::to_string(cand)?
-        );
+        let text = format!("{header}{}", toml::to_string(cand)?);
         crate::util::atomic_write(&path, text.as_bytes())?;
         total += cand.instances.len();
         println!("{}: {} instances", path.display(), cand.instances.len());
@@ -111,7 +126,22 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         cands.len(),
         out.display()
     );
+    if let Some(tree) = &given {
+        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        if !canon(tree).starts_with(canon(&out)) {
+            println!(
+                "import pqclean: the sources stay where they are; give the campaign --allow-source-root {}",
+                quoted(tree)
+            );
+        }
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A path as one shell word (quoted only when it needs it), so the printed flag can be pasted.
+fn quoted(p: &Path) -> String {
+    let s = p.to_string_lossy();
+    shlex::try_quote(&s).map_or_else(|_| s.to_string(), |q| q.into_owned())
 }
 
 /// Candidates for every family; `tree = None` uses the fetched tree through `${PQCLEAN}`.

@@ -119,6 +119,14 @@ pub struct Instance {
     /// as depending on public data.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ct_sk_public: Vec<(u64, u64)>,
+    /// The NGCC comparison group (128, 256 or 512 bits) this parameter set is ranked in;
+    /// absent: a supplementary set, shown but not ranked. `ngcc-perf catalog` writes it to
+    /// `security_targets.csv`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security_target: Option<u32>,
+    /// This instance represents its candidate in its group (ordered pages).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub representative: bool,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
@@ -199,6 +207,14 @@ impl Candidate {
             if self.api == Api::Nist && inst.namespace.is_none() {
                 bail!(
                     "instance {}: api = \"nist\" needs namespace = \"…\" (the api.h prefix)",
+                    inst.label
+                );
+            }
+            if let Some(bits) = inst.security_target
+                && !crate::dataset::catalog::TARGET_GROUPS.contains(&bits)
+            {
+                bail!(
+                    "instance {}: security_target = {bits} is not 128, 256 or 512 (leave it out for a supplementary set)",
                     inst.label
                 );
             }

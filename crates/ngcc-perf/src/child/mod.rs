@@ -5,6 +5,7 @@
 pub(crate) mod crash;
 pub(crate) mod ct;
 pub(crate) mod guard;
+pub(crate) mod heap;
 pub(crate) mod kat_common;
 pub(crate) mod kat_iccs;
 pub(crate) mod kat_nist;
@@ -52,6 +53,7 @@ fn run_request(request: Request, nonce: &str, t_start: u64) -> Result<ExitCode> 
         Request::Profile(job) => serde_json::to_value(profile::run(&job, t_start))?,
         Request::Ct(job) => serde_json::to_value(ct::run(&job))?,
         Request::Verify(job) => serde_json::to_value(verify(&job))?,
+        Request::Memory(job) => serde_json::to_value(heap::run(&job))?,
     };
     let mut obj = match result {
         serde_json::Value::Object(o) => o,

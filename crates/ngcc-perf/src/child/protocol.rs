@@ -23,6 +23,8 @@ pub enum Request {
     /// Recomputes what a trial's last outputs (its `setup_dir`) must satisfy, in a fresh
     /// process (`child::verify`); the orchestrator compares.
     Verify(OpJob),
+    /// Heap and stack of one operation on the heap-recording relink (`child::heap`).
+    Memory(OpJob),
 }
 
 impl Request {
@@ -36,7 +38,8 @@ impl Request {
             Request::Calibrate(j)
             | Request::Trial(j)
             | Request::Profile(j)
-            | Request::Verify(j) => {
+            | Request::Verify(j)
+            | Request::Memory(j) => {
                 j.library = f.library;
                 j.setup_dir = f.setup_dir.unwrap_or_default();
             }
@@ -60,7 +63,8 @@ impl Job for Request {
             Request::Calibrate(j)
             | Request::Trial(j)
             | Request::Profile(j)
-            | Request::Verify(j) => JobFiles {
+            | Request::Verify(j)
+            | Request::Memory(j) => JobFiles {
                 library: j.library.clone(),
                 kat_dir: None,
                 setup_dir: Some(j.setup_dir.clone()),
@@ -119,6 +123,8 @@ impl Job for Request {
                 .is_ok_and(|o| matches!(o.status, P::Complete | P::Failed)),
             Request::Verify(_) => VerifyOutput::deserialize(result)
                 .is_ok_and(|o| matches!(o.status, P::Complete | P::Failed)),
+            Request::Memory(_) => MemoryOutput::deserialize(result)
+                .is_ok_and(|o| matches!(o.op.status, P::Complete | P::Failed)),
         }
     }
 }
@@ -335,6 +341,14 @@ pub struct OpOutput {
     pub stack_peak_bytes: Option<u64>,
     #[serde(default)]
     pub counter_overhead_ticks: u64,
+    #[serde(default)]
+    pub sandbox: String,
+}
+
+/// What a memory child reports: its operation's figures (`dataset::memory::OpMemory`).
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct MemoryOutput {
+    pub op: crate::dataset::memory::OpMemory,
     #[serde(default)]
     pub sandbox: String,
 }

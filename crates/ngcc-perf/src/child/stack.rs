@@ -3,7 +3,11 @@
 
 use std::ffi::c_void;
 
-const STACK_BYTES: usize = 32 << 20;
+/// The painted stack (`dataset::memory::STACK_LIMIT_BYTES`). Below it lies one guard page
+/// (PROT_NONE): a call that needs more stack is killed by SIGSEGV there, and its job fails,
+/// rather than writing over whatever the kernel mapped next.
+const STACK_BYTES: usize = crate::dataset::memory::STACK_LIMIT_BYTES as usize;
+const GUARD_BYTES: usize = 64 << 10;
 /// Bytes painted for the first call (most operations use tens of KiB).
 const FIRST_PAINT_BYTES: usize = 256 << 10;
 const PAINT: u64 = 0x5A5A_5A5A_5A5A_5A5A;
@@ -29,17 +33,22 @@ pub fn peak_stack_bytes(f: &mut dyn FnMut()) -> Option<u64> {
 fn depth(f: &mut dyn FnMut()) -> Option<u64> {
     // SAFETY: an anonymous private mapping we own and unmap below.
     unsafe {
-        let mem = libc::mmap(
+        let map = libc::mmap(
             std::ptr::null_mut(),
-            STACK_BYTES,
+            GUARD_BYTES + STACK_BYTES,
             libc::PROT_READ | libc::PROT_WRITE,
             libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
             -1,
             0,
         );
-        if mem == libc::MAP_FAILED {
+        if map == libc::MAP_FAILED {
             return None;
         }
+        if libc::mprotect(map, GUARD_BYTES, libc::PROT_NONE) != 0 {
+            libc::munmap(map, GUARD_BYTES + STACK_BYTES);
+            return None;
+        }
+        let mem = (map as *mut u8).add(GUARD_BYTES) as *mut c_void;
         let words = std::slice::from_raw_parts_mut(mem as *mut u64, STACK_BYTES / 8);
         // Paint only the top of the stack, and repeat the call with 4 × the paint while it
         // reached the paint's bottom: painting all 32 MiB cost a calibration child ≈ 40 ms
@@ -58,7 +67,7 @@ fn depth(f: &mut dyn FnMut()) -> Option<u64> {
                 None => break None,
             }
         };
-        libc::munmap(mem, STACK_BYTES);
+        libc::munmap(map, GUARD_BYTES + STACK_BYTES);
         result
     }
 }

@@ -17,6 +17,10 @@ pub const SURVEY: &str = "symmetric_survey.csv";
 pub const SUMMARY_NOTES: &str = "summary_notes.csv";
 pub const DOWNLOADS: &str = "downloads.csv";
 pub const PARAMETERS: &str = "parameters.csv";
+pub const SECURITY_TARGETS: &str = "security_targets.csv";
+
+/// The comparison groups of `security_targets.csv` (NGCC: 128, 256 and 512 bits).
+pub const TARGET_GROUPS: [u32; 3] = [128, 256, 512];
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct System {
@@ -46,6 +50,17 @@ impl KexBandwidth {
     pub fn total(&self) -> u64 {
         self.messages + self.pk_a + self.pk_b
     }
+}
+
+/// One row of `security_targets.csv` (`ID;Instance;TargetBits[;Representative]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SecurityTarget {
+    /// The comparison group; `None` (a blank cell) is a supplementary parameter set, shown
+    /// below the ranked rows but never ranked.
+    pub bits: Option<u32>,
+    /// The optional `Representative` column (`true`/`yes`/`1`): this instance represents its
+    /// candidate in its group.
+    pub representative: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -91,6 +106,7 @@ pub struct Catalogs {
     pub survey: Option<Vec<SurveyRow>>,
     pub summary_notes: Option<Vec<SummaryNote>>,
     pub downloads: Option<Vec<Download>>,
+    pub security_targets: Option<BTreeMap<(String, String), SecurityTarget>>,
 }
 
 /// A header-addressed table.
@@ -254,6 +270,40 @@ fn kex_bandwidth(t: &Table) -> Result<BTreeMap<(String, String), KexBandwidth>> 
     })
 }
 
+fn security_targets(t: &Table) -> Result<BTreeMap<(String, String), SecurityTarget>> {
+    let [id, inst, bits] = t.cols(["ID", "Instance", "TargetBits"])?;
+    let rep = t.col("Representative").ok();
+    t.parse_by_instance(id, inst, |line, r| {
+        let text = field(r, bits).trim();
+        let bits = if text.is_empty() {
+            None
+        } else {
+            match text.parse::<u32>() {
+                Ok(b) if TARGET_GROUPS.contains(&b) => Some(b),
+                _ => bail!(
+                    "{} line {line}: TargetBits `{text}` is not blank, 128, 256 or 512",
+                    t.file
+                ),
+            }
+        };
+        let representative = match rep.map(|c| field(r, c).trim().to_ascii_lowercase()) {
+            None => false,
+            Some(v) => match v.as_str() {
+                "" | "false" | "no" | "0" => false,
+                "true" | "yes" | "1" => true,
+                other => bail!(
+                    "{} line {line}: Representative `{other}` is not true or false",
+                    t.file
+                ),
+            },
+        };
+        Ok(SecurityTarget {
+            bits,
+            representative,
+        })
+    })
+}
+
 fn kat_issues(t: &Table) -> Result<Vec<KatIssue>> {
     let [id, label, action, cause] = t.cols(["ID", "Label", "Action", "Cause"])?;
     t.parse_rows(|line, r| {
@@ -329,6 +379,7 @@ impl Catalogs {
             survey: load(dir, SURVEY, survey)?,
             summary_notes: load(dir, SUMMARY_NOTES, summary_notes)?,
             downloads: load(dir, DOWNLOADS, downloads)?,
+            security_targets: load(dir, SECURITY_TARGETS, security_targets)?,
         };
         // Checked last, like the reference loads it, but no page shows it.
         load(dir, PARAMETERS, parameters)?;
@@ -381,6 +432,13 @@ impl Catalogs {
             .ok_or_else(|| self.missing(KEX_BANDWIDTH, &format!("{cand} {label}")))?;
         map.get(&(cand.to_string(), label.to_string()))
             .ok_or_else(|| anyhow!("{KEX_BANDWIDTH} has no row for {cand} {label}"))
+    }
+
+    /// The `security_targets.csv` row of an instance (`None`: no file, or no row).
+    pub fn security_target(&self, cand: &str, label: &str) -> Option<&SecurityTarget> {
+        self.security_targets
+            .as_ref()?
+            .get(&(cand.to_string(), label.to_string()))
     }
 
     /// The first kat_issues row of `cand` whose label pattern occurs in `label`.
@@ -481,6 +539,39 @@ mod tests {
             "{err}"
         );
         assert!(c.kat_issue("kem-31", "NGCC-1").is_none());
+    }
+
+    #[test]
+    fn security_targets_with_and_without_representative() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            SECURITY_TARGETS,
+            "ID;Instance;TargetBits\nkem-19;Lore-SHAKE-L1;128\nkem-19;Lore-SHAKE-L3;\n",
+        );
+        let c = Catalogs::load(dir.path()).unwrap();
+        let t = c.security_target("kem-19", "Lore-SHAKE-L1").unwrap();
+        assert_eq!((t.bits, t.representative), (Some(128), false));
+        assert_eq!(
+            c.security_target("kem-19", "Lore-SHAKE-L3").unwrap().bits,
+            None
+        );
+        assert!(c.security_target("kem-19", "Lore-SM3-L1").is_none());
+        write(
+            dir.path(),
+            SECURITY_TARGETS,
+            "ID;Instance;TargetBits;Representative\nkem-1;A;256;true\nkem-1;B;256;\n",
+        );
+        let c = Catalogs::load(dir.path()).unwrap();
+        assert!(c.security_target("kem-1", "A").unwrap().representative);
+        assert!(!c.security_target("kem-1", "B").unwrap().representative);
+        write(
+            dir.path(),
+            SECURITY_TARGETS,
+            "ID;Instance;TargetBits\nkem-1;A;192\n",
+        );
+        let err = Catalogs::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("security_targets.csv line 2"), "{err}");
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! curates these by hand; for our own runs the facts come from the dataset).
 
 use super::catalog::{
-    DOWNLOADS, EXTERNAL_SIZES, KAT_ISSUES, KEX_BANDWIDTH, SUMMARY_NOTES, SURVEY, SYSTEMS,
+    DOWNLOADS, EXTERNAL_SIZES, KAT_ISSUES, KEX_BANDWIDTH, SECURITY_TARGETS, SUMMARY_NOTES, SURVEY,
+    SYSTEMS,
 };
 use super::load;
 use super::schema::{EnvField, Op};
@@ -62,6 +63,26 @@ pub fn write_catalog(dataset: &Path, out: &Path, system: Option<&str>) -> Result
     write(out, SYSTEMS, "ID;Arch;Hostname;Description", &systems)?;
 
     let mut algorithms: BTreeMap<String, (String, String)> = BTreeMap::new();
+    // The manifests' groups (blank: supplementary), one row per instance of the dataset.
+    let mut targets = Vec::new();
+    for (_, e) in ds.build_entries() {
+        if e.candidate != super::schema::baseline::CANDIDATE {
+            targets.push(format!(
+                "{};{};{};{}",
+                e.candidate,
+                e.label,
+                e.security_target.map(|b| b.to_string()).unwrap_or_default(),
+                if e.representative { "true" } else { "" }
+            ));
+        }
+    }
+    merge(
+        out,
+        SECURITY_TARGETS,
+        2,
+        "ID;Instance;TargetBits;Representative",
+        &targets,
+    )?;
     for (_, e) in ds.build_entries() {
         let category = match e.kind.as_deref() {
             Some("sig") => "sign",

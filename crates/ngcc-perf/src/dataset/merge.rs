@@ -488,9 +488,14 @@ fn union_evidence(inputs: &[Input]) -> Result<BTreeMap<String, (usize, Vec<u8>)>
                 continue;
             };
             let j = &inputs[*m];
-            if rel.starts_with("records/") || rel.starts_with("profile/") {
+            if ["records/", "profile/", "memory/"]
+                .iter()
+                .any(|p| rel.starts_with(p))
+            {
                 let what = if rel.starts_with("records/") {
                     "record"
+                } else if rel.starts_with("memory/") {
+                    "memory record"
                 } else {
                     "profile"
                 };

@@ -3,7 +3,9 @@
 
 pub(crate) mod catalog;
 pub(crate) mod catalog_init;
+pub mod guide;
 pub mod load;
+pub mod memory;
 pub(crate) mod merge;
 pub(crate) mod publish;
 pub mod schema;

@@ -71,6 +71,11 @@ fn evidence_files(run: &Path) -> Vec<String> {
             }),
     );
     files.extend(
+        super::load::files_under(run, "memory")
+            .into_iter()
+            .filter(|p| p.ends_with(".json")),
+    );
+    files.extend(
         super::load::files_under(run, "ct")
             .into_iter()
             .filter(|p| p.ends_with(".json") && name(p).contains("__")),

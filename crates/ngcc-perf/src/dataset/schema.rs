@@ -716,6 +716,12 @@ pub struct BuildEntry {
     /// value or digest. A verdict whose inputs differ from today's is stale and re-run.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub kat_inputs: BTreeMap<String, String>,
+    /// candidate.toml `security_target` (bits), for `ngcc-perf catalog`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security_target: Option<u32>,
+    /// candidate.toml `representative = true`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub representative: bool,
 }
 
 /// Where an ICCS helper file linked into a library came from.

@@ -63,7 +63,7 @@ pub struct RelinkError {
     pub stderr: String,
 }
 
-fn fail(reason: impl Into<String>) -> RelinkError {
+pub(crate) fn fail(reason: impl Into<String>) -> RelinkError {
     RelinkError {
         reason: reason.into(),
         stderr: String::new(),
@@ -143,7 +143,7 @@ fn link_cmd(map: &Path, out: &Path, objects: &[PathBuf], ldlibs: &[String]) -> C
     cmd
 }
 
-fn io(what: &str, e: impl std::fmt::Display) -> RelinkError {
+pub(crate) fn io(what: &str, e: impl std::fmt::Display) -> RelinkError {
     fail(format!("{what}: {e}"))
 }
 
@@ -173,26 +173,7 @@ fn relink_logged(
     pp: &ProfPaths,
     log: &mut String,
 ) -> Result<Relinked, RelinkError> {
-    let timed_sha = entry
-        .library_sha256
-        .clone()
-        .ok_or_else(|| fail("build.json has no library_sha256 for the timed library"))?;
-    let (objects, ldlibs) = build_objects(run, cand, inst, entry)?;
-
-    // 1. The objects must link into the timed library itself.
-    let build_map = pp.work.join("exports-build.map");
-    atomic_write(&build_map, BUILD_EXPORTS.as_bytes()).map_err(|e| io("writing a map", e))?;
-    let proof = pp.work.join("reproduced.so");
-    run_logged(&mut link_cmd(&build_map, &proof, &objects, &ldlibs), log)?;
-    let proof_sha = sha256_file(&proof).map_err(|e| io("hashing the proof link", e))?;
-    let _ = std::fs::remove_file(&proof);
-    if proof_sha != timed_sha {
-        return Err(fail(format!(
-            "the objects on disk do not reproduce the timed library (sha256 {} != {}); run the build phase again",
-            &proof_sha[..16],
-            &timed_sha[..timed_sha.len().min(16)]
-        )));
-    }
+    let (objects, ldlibs) = prove(run, cand, inst, entry, &pp.work, log)?;
 
     // 2. Which helpers to wrap.
     let syms = symbols::scan_objects(&objects).map_err(fail)?;
@@ -205,46 +186,117 @@ fn relink_logged(
     );
 
     // 3. The wrapper object.
-    let src_dir = pp.work.join("prof");
     let header = symbols::wraps_header(&format!("{}/{}", cand.id, inst.label), &plan);
-    atomic_write(&src_dir.join("ngcc_prof_wraps.h"), header.as_bytes())
-        .map_err(|e| io("writing the wrapper list", e))?;
-    let src = src_dir.join("ngcc_prof.c");
-    atomic_write(&src, crate::csrc::PROF_C.as_bytes())
-        .map_err(|e| io("writing the wrapper source", e))?;
-    let wrap_obj = src_dir.join("ngcc_prof.o");
+    let wrap_obj = compile_wrapper(
+        &pp.work.join("prof"),
+        &[
+            ("ngcc_prof_wraps.h", header.as_str()),
+            ("ngcc_prof.c", crate::csrc::PROF_C),
+        ],
+        log,
+    )?;
+
+    // 4. The profiling library: the same link plus the wrappers.
+    let sha256 = link_wrapped(
+        &pp.work,
+        &pp.library,
+        &objects,
+        &wrap_obj,
+        &ldlibs,
+        &plan.symbols(),
+        PROF_EXPORTS,
+        log,
+    )?;
+    Ok(Relinked {
+        library: pp.library.clone(),
+        sha256,
+        plan,
+    })
+}
+
+/// Step 1 of every relink: the instance's objects, in link order, after proving that
+/// linking them exactly as the build did reproduces the timed library byte for byte.
+pub fn prove(
+    run: &Path,
+    cand: &Candidate,
+    inst: &Instance,
+    entry: &BuildEntry,
+    work: &Path,
+    log: &mut String,
+) -> Result<(Vec<PathBuf>, Vec<String>), RelinkError> {
+    let timed_sha = entry
+        .library_sha256
+        .clone()
+        .ok_or_else(|| fail("build.json has no library_sha256 for the timed library"))?;
+    let (objects, ldlibs) = build_objects(run, cand, inst, entry)?;
+    let build_map = work.join("exports-build.map");
+    atomic_write(&build_map, BUILD_EXPORTS.as_bytes()).map_err(|e| io("writing a map", e))?;
+    let proof = work.join("reproduced.so");
+    run_logged(&mut link_cmd(&build_map, &proof, &objects, &ldlibs), log)?;
+    let proof_sha = sha256_file(&proof).map_err(|e| io("hashing the proof link", e))?;
+    let _ = std::fs::remove_file(&proof);
+    if proof_sha != timed_sha {
+        return Err(fail(format!(
+            "the objects on disk do not reproduce the timed library (sha256 {} != {}); run the build phase again",
+            &proof_sha[..16],
+            &timed_sha[..timed_sha.len().min(16)]
+        )));
+    }
+    Ok((objects, ldlibs))
+}
+
+/// Writes `files` into `dir` and compiles the last one (the wrapper source) with
+/// `WRAPPER_CFLAGS`, `dir` on the include path; returns the object.
+pub fn compile_wrapper(
+    dir: &Path,
+    files: &[(&str, &str)],
+    log: &mut String,
+) -> Result<PathBuf, RelinkError> {
+    for (name, text) in files {
+        atomic_write(&dir.join(name), text.as_bytes())
+            .map_err(|e| io("writing the wrapper sources", e))?;
+    }
+    let src = dir.join(files.last().map_or("", |f| f.0));
+    let obj = src.with_extension("o");
     let mut cc = Command::new(crate::build::compiler::program());
     cc.args(WRAPPER_CFLAGS)
-        .arg(format!("-I{}", src_dir.display()))
+        .arg(format!("-I{}", dir.display()))
         .arg("-c")
         .arg(&src)
         .arg("-o")
-        .arg(&wrap_obj);
+        .arg(&obj);
     run_logged(&mut cc, log)?;
+    Ok(obj)
+}
 
-    // 4. The profiling library: the same link plus the wrappers.
-    let prof_map = pp.work.join("exports-prof.map");
-    atomic_write(&prof_map, PROF_EXPORTS.as_bytes()).map_err(|e| io("writing a map", e))?;
-    let tmp = pp
-        .library
-        .with_extension(format!("so.{}.tmp", std::process::id()));
-    let mut all = objects.clone();
-    all.push(wrap_obj);
-    let mut cmd = link_cmd(&prof_map, &tmp, &all, &ldlibs);
-    for s in plan.symbols() {
+/// Links `objects` + `wrap_obj` as the build did, with `-Wl,--wrap=` for each of `wraps` and
+/// the export map `exports`, into `library` (atomically); returns its sha256.
+#[allow(clippy::too_many_arguments)]
+pub fn link_wrapped(
+    work: &Path,
+    library: &Path,
+    objects: &[PathBuf],
+    wrap_obj: &Path,
+    ldlibs: &[String],
+    wraps: &[String],
+    exports: &str,
+    log: &mut String,
+) -> Result<String, RelinkError> {
+    let map = work.join("exports-wrapped.map");
+    atomic_write(&map, exports.as_bytes()).map_err(|e| io("writing a map", e))?;
+    let tmp = library.with_extension(format!("so.{}.tmp", std::process::id()));
+    let mut all = objects.to_vec();
+    all.push(wrap_obj.to_path_buf());
+    let mut cmd = link_cmd(&map, &tmp, &all, ldlibs);
+    for s in wraps {
         cmd.arg(format!("-Wl,--wrap={s}"));
     }
     if let Err(e) = run_logged(&mut cmd, log) {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
     }
-    std::fs::rename(&tmp, &pp.library).map_err(|e| io("installing the relinked library", e))?;
-    let sha256 = sha256_file(&pp.library).map_err(|e| io("hashing the relinked library", e))?;
-    Ok(Relinked {
-        library: pp.library.clone(),
-        sha256,
-        plan,
-    })
+    std::fs::rename(&tmp, library).map_err(|e| io("installing the relinked library", e))?;
+    sha256_file(library).map_err(|e| io("hashing the relinked library", e))
 }
 
 #[cfg(test)]

@@ -108,6 +108,28 @@ pub fn points(delta: Option<f64>) -> String {
     }
 }
 
+/// A rank of the ordered pages, or a rank shared by several rows: `3`, `2–4`.
+pub fn rank(span: (usize, usize)) -> String {
+    if span.0 == span.1 {
+        span.0.to_string()
+    } else {
+        format!("{}–{}", span.0, span.1)
+    }
+}
+
+/// A figure with its 95 % interval: `534.0 k (531.2 k–536.9 k)`; the bare figure without one.
+pub fn with_interval(value: &str, interval: Option<(String, String)>) -> String {
+    match interval {
+        Some((lo, hi)) => format!("{value} ({lo}–{hi})"),
+        None => value.to_string(),
+    }
+}
+
+/// A p-value: three significant digits, `<0.001` below.
+pub fn p_value(p: f64) -> String {
+    if p < 0.001 { "<0.001".into() } else { g3(p) }
+}
+
 pub fn cycles_per_byte(v: f64) -> String {
     format!("{v:.1}")
 }

@@ -6,8 +6,11 @@ pub(crate) mod compare;
 pub mod compare_reference;
 pub(crate) mod doc;
 pub(crate) mod format;
+pub(crate) mod groups;
 pub(crate) mod method;
 pub(crate) mod model;
+pub(crate) mod ordered_page;
+pub(crate) mod ranking;
 pub mod reference_page;
 pub(crate) mod site;
 pub(crate) mod summary;
@@ -37,6 +40,11 @@ pub struct ReportArgs {
     /// System id (default: campaign.json's system_id).
     #[arg(long)]
     pub system: Option<String>,
+    /// A dataset of a second system: also write the ordered pages of both systems side by
+    /// side (`performance/ordered_<kind>_<bits>_<SYS>_vs_<SYS2>.md`; needs
+    /// security_targets.csv in the catalog).
+    #[arg(long, value_name = "DATASET")]
+    pub across: Option<PathBuf>,
 }
 
 /// One rendered page: path relative to the output folder, its structured form and its
@@ -92,7 +100,36 @@ pub fn render_all(ds: &Dataset, cat: &Catalogs, sys: &str) -> Result<Vec<Page>> 
         method::path(sys),
         method::render(&view).context("rendering the method page")?,
     ));
+    // Ordered comparisons only with security groups in the catalog (the reference's pages
+    // are rendered from catalogs without them).
+    if let Some(gs) = groups::compute(&view) {
+        for (path, doc) in ordered_page::render(&view, &gs) {
+            pages.push(Page::new(path, doc));
+        }
+    }
     Ok(pages)
+}
+
+/// The side-by-side ordered pages of `a` (system `sys`) and `b` (its campaign's system).
+pub fn render_across(a: &Dataset, sys: &str, b: &Dataset, cat: &Catalogs) -> Result<Vec<Page>> {
+    let sys_b = system_of(b, None)?;
+    if sys_b == sys {
+        return Err(Failure::usage(format!(
+            "--across: both datasets are system {sys}; give a dataset of another system"
+        )));
+    }
+    let va = model::View::new(a, cat, sys)?;
+    let vb = model::View::new(b, cat, &sys_b)?;
+    let (Some(ga), Some(gb)) = (groups::compute(&va), groups::compute(&vb)) else {
+        return Err(Failure::usage(format!(
+            "--across needs {} in the catalog (the security groups)",
+            crate::dataset::catalog::SECURITY_TARGETS
+        )));
+    };
+    Ok(ordered_page::render_across(&va, &ga, &vb, &gb)
+        .into_iter()
+        .map(|(path, doc)| Page::new(path, doc))
+        .collect())
 }
 
 /// Pages whose bytes differ from (or are missing in) `out`.
@@ -107,7 +144,11 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     let ds = load::load(&args.dataset)?;
     let cat = Catalogs::load(&args.catalog)?;
     let sys = system_of(&ds, args.system.as_deref())?;
-    let pages = render_all(&ds, &cat, &sys)?;
+    let mut pages = render_all(&ds, &cat, &sys)?;
+    if let Some(other) = &args.across {
+        let ds_b = load::load(other)?;
+        pages.extend(render_across(&ds, &sys, &ds_b, &cat)?);
+    }
     if args.check {
         let differ = differing_pages(&pages, &args.out);
         for p in &differ {

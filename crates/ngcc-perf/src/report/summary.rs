@@ -17,8 +17,7 @@ pub fn path(sys: &str) -> String {
 
 /// Hash message sizes shown in the summary (S1, S4, S8).
 const HASH_SIZES: [u64; 3] = [32, 1024, 65536];
-/// All guide message sizes S1..S8.
-pub const GUIDE_SIZES: [u64; 8] = [32, 128, 512, 1024, 4096, 8192, 16384, 65536];
+use crate::dataset::guide::HASH_SIZES as GUIDE_SIZES;
 
 struct Category {
     prefix: &'static str,

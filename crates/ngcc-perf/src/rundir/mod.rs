@@ -136,6 +136,14 @@ impl RunDir {
             .join(format!("{label}__{op_key}.json"))
     }
 
+    /// `memory/<cand>/<label>.json`: the memory phase's record of one instance.
+    pub fn memory_path(&self, cand: &str, label: &str) -> PathBuf {
+        self.root
+            .join("memory")
+            .join(cand)
+            .join(format!("{label}.json"))
+    }
+
     /// `ct/<cand>/<label>__<op>.json`: constant-time evidence of one operation.
     pub fn ct_path(&self, cand: &str, label: &str, op_key: &str) -> PathBuf {
         self.root

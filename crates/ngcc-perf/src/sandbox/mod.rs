@@ -8,6 +8,7 @@
 //! The sandbox runs any [`Job`]; what a job is (`child::protocol::Request`) sits above it.
 
 pub mod jail;
+pub mod tool;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -190,7 +191,6 @@ fn run_order(
     tool: Option<jail::Tool>,
     admits: &dyn Fn(&Value) -> bool,
 ) -> Result<Outcome> {
-    use crate::dataset::schema::{Observed, Usage, WaitStatus as W};
     jail::prepare_scratch(&spec.workdir, job.as_ref().map(|j| &j.files))?;
     let order = jail::Order {
         nonce: jail::nonce(),
@@ -198,7 +198,20 @@ fn run_order(
         scratch: spec.workdir.clone(),
         off: jail::off_layers(),
         tool,
+        tool_run: None,
     };
+    launch(spec, &order, admits, OUTPUT_CAP).map(|(o, _)| o)
+}
+
+/// Starts the keeper with `order`, waits for it (at most `spec.timeout`) and reads what it
+/// and the jail said; also returns the execs a traced tool run recorded.
+pub(crate) fn launch(
+    spec: &Spec,
+    order: &jail::Order,
+    admits: &dyn Fn(&Value) -> bool,
+    output_cap: usize,
+) -> Result<(Outcome, Vec<jail::ExecRecord>)> {
+    use crate::dataset::schema::{Observed, Usage, WaitStatus as W};
     let exe = match EXE.get() {
         Some(p) => p.clone(),
         None => std::env::current_exe().context("locating the ngcc-perf executable")?,
@@ -239,16 +252,17 @@ fn run_order(
     let start = Instant::now();
     let mut child = cmd.spawn().context("starting the child process")?;
     drop((write_end, trusted_w));
-    let order_text = serde_json::to_vec(&order)?;
+    let order_text = serde_json::to_vec(order)?;
     std::thread::spawn(move || {
         let _ = std::io::Write::write_all(&mut std::fs::File::from(order_w), &order_text);
     });
     let pid = child.id() as i32;
-    let out_buf = capture(child.stdout.take(), OUTPUT_CAP);
-    let err_buf = capture(child.stderr.take(), OUTPUT_CAP);
+    let out_buf = capture(child.stdout.take(), output_cap, true);
+    let err_buf = capture(child.stderr.take(), output_cap, true);
     // The result is data from the jail, which could flood it: cap it too (generously).
-    let res_buf = capture(Some(std::fs::File::from(read_end)), 256 << 20);
-    let trusted_buf = capture(Some(std::fs::File::from(trusted_r)), 1 << 20);
+    let res_buf = capture(Some(std::fs::File::from(read_end)), 256 << 20, false);
+    // The keeper's reports (a traced tool run's carry every exec).
+    let trusted_buf = capture(Some(std::fs::File::from(trusted_r)), 64 << 20, false);
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut status = 0;
@@ -290,7 +304,7 @@ fn run_order(
         );
     }
     // The keeper's last report counts (an early one says what a killed job had).
-    let report: Option<jail::Report> = trusted
+    let mut report: Option<jail::Report> = trusted
         .lines()
         .rev()
         .find_map(|l| serde_json::from_str(l).ok());
@@ -349,7 +363,11 @@ fn run_order(
         containment,
         ..Default::default()
     };
-    Ok(Outcome {
+    let execs = report
+        .as_mut()
+        .map(|r| std::mem::take(&mut r.execs))
+        .unwrap_or_default();
+    let outcome = Outcome {
         exit,
         stdout,
         stderr,
@@ -361,7 +379,8 @@ fn run_order(
         observed,
         wall_s,
         command,
-    })
+    };
+    Ok((outcome, execs))
 }
 
 /// Marks every fd >= `first` close-on-exec (between fork and exec: syscalls only).
@@ -398,7 +417,8 @@ fn pipe() -> Result<(OwnedFd, OwnedFd)> {
 struct Captured {
     data: Arc<Mutex<(Vec<u8>, usize)>>,
     done: mpsc::Receiver<()>,
-    cap: usize,
+    /// Say how much was dropped (candidate output; not the channels we parse).
+    tell: bool,
 }
 
 impl Captured {
@@ -413,7 +433,7 @@ impl Captured {
         let guard = self.data.lock().unwrap_or_else(|e| e.into_inner());
         let (kept, dropped) = (&guard.0, guard.1);
         let mut text = String::from_utf8_lossy(kept).to_string();
-        if dropped > 0 && self.cap == OUTPUT_CAP {
+        if dropped > 0 && self.tell {
             text.push_str(&format!("\n[{dropped} more bytes of output dropped]\n"));
         }
         (text, held)
@@ -421,7 +441,7 @@ impl Captured {
 }
 
 /// Reads a stream on its own thread, keeping at most `cap` bytes and counting the rest.
-fn capture<R: Read + Send + 'static>(stream: Option<R>, cap: usize) -> Captured {
+fn capture<R: Read + Send + 'static>(stream: Option<R>, cap: usize, tell: bool) -> Captured {
     let data = Arc::new(Mutex::new((Vec::new(), 0usize)));
     let (tx, done) = mpsc::channel();
     let shared = data.clone();
@@ -440,7 +460,7 @@ fn capture<R: Read + Send + 'static>(stream: Option<R>, cap: usize) -> Captured 
         }
         let _ = tx.send(());
     });
-    Captured { data, done, cap }
+    Captured { data, done, tell }
 }
 
 /// Parses the child's JSON result; a missing or broken one is an error with context.

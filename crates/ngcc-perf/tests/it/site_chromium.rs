@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-fn find_chromium() -> Option<PathBuf> {
+pub(crate) fn find_chromium() -> Option<PathBuf> {
     let fixed = Path::new("/usr/bin/chromium");
     if fixed.is_file() {
         return Some(fixed.to_path_buf());
@@ -33,15 +33,15 @@ fn find_chromium() -> Option<PathBuf> {
     None
 }
 
-struct Run {
-    stdout: String,
-    stderr: String,
-    success: bool,
+pub(crate) struct Run {
+    pub stdout: String,
+    pub stderr: String,
+    pub success: bool,
     elapsed: Duration,
 }
 
 /// Runs Chromium headless with a fresh profile; kills it after `TIMEOUT`.
-fn chromium(bin: &Path, profile: &Path, extra: &[String], url: &str) -> Run {
+pub(crate) fn chromium(bin: &Path, profile: &Path, extra: &[String], url: &str) -> Run {
     let started = Instant::now();
     let mut child = Command::new(bin)
         .args([
@@ -95,7 +95,7 @@ fn chromium(bin: &Path, profile: &Path, extra: &[String], url: &str) -> Run {
 }
 
 /// Console messages are logged as `…:CONSOLE…] "message"`; the site's script logs nothing.
-fn assert_console_clean(run: &Run, what: &str) {
+pub(crate) fn assert_console_clean(run: &Run, what: &str) {
     let console: Vec<&str> = run
         .stderr
         .lines()
@@ -104,7 +104,7 @@ fn assert_console_clean(run: &Run, what: &str) {
     assert!(console.is_empty(), "{what}: console output: {console:#?}");
 }
 
-fn attr<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
+pub(crate) fn attr<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
     let head = &dom[..dom.find("<head").unwrap_or(dom.len())];
     let key = format!("{name}=\"");
     let start = head.find(&key)? + key.len();
@@ -112,7 +112,7 @@ fn attr<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
     Some(&head[start..start + end])
 }
 
-fn number(dom: &str, name: &str) -> u64 {
+pub(crate) fn number(dom: &str, name: &str) -> u64 {
     attr(dom, name)
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("no numeric {name} on <html>"))

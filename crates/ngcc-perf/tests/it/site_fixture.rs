@@ -35,7 +35,7 @@ fn unescape(s: &str) -> String {
 }
 
 /// Every local `href`/`src` of every page points to an existing file (and anchor).
-fn assert_links_resolve(root: &Path) -> usize {
+pub(crate) fn assert_links_resolve(root: &Path) -> usize {
     let attr = Regex::new(r#"(?:href|src)="([^"]*)""#).unwrap();
     let mut checked = 0;
     for page in html_files(root) {

@@ -434,6 +434,7 @@ fn requires_slurm_array_campaign_merges_like_one_run_and_resumes_a_cancelled_tas
     if pqclean().is_none() {
         return;
     }
+    let _timed = measuring();
     let cluster =
         Cluster::start().unwrap_or_else(|e| panic!("the Slurm cluster did not start: {e}"));
     eprintln!(

@@ -1,5 +1,5 @@
 //! One driver per phase over the selected instances: `build`, `kat`, `baseline`,
-//! `calibrate`, `measure`, `profile`, `ct`. Each reads what earlier phases wrote in the run directory, writes
+//! `calibrate`, `measure`, `profile`, `memory`, `ct`. Each reads what earlier phases wrote in the run directory, writes
 //! its own files atomically and skips work already done.
 
 pub mod baseline;
@@ -8,6 +8,7 @@ pub mod calibrate;
 pub mod ct;
 pub mod kat;
 pub mod measure;
+pub mod memory;
 pub mod profile;
 
 use super::Settings;

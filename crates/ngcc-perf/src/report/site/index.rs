@@ -101,6 +101,30 @@ pub fn render(site: &Site) -> Result<String> {
         );
     }
 
+    for s in &site.systems {
+        let ordered = super::ordered::index_path(s.sys());
+        if site.md_to_html.values().any(|p| *p == ordered) {
+            let _ = writeln!(
+                body,
+                "<p>{}: the candidates of each kind and security group in order, with statistical ranks.</p>",
+                link(
+                    INDEX,
+                    &ordered,
+                    &format!("Ordered comparisons ({})", s.sys())
+                )
+            );
+        }
+    }
+
+    let across = super::ordered::across_links(site);
+    if !across.is_empty() {
+        body.push_str("<p>Both systems side by side, with the ratio per candidate and the pairs whose order changes:</p>\n<ul>\n");
+        for (text, path) in &across {
+            let _ = writeln!(body, "<li>{}</li>", link(INDEX, path, text));
+        }
+        body.push_str("</ul>\n");
+    }
+
     body.push_str("<h2 id=\"candidates\">Candidates</h2>\n");
     let mut head = vec![esc("id"), esc("algorithm"), esc("category")];
     head.extend(site.systems.iter().map(|s| esc(s.sys())));

@@ -4,7 +4,8 @@
 //! only, one small stylesheet and script, SVG charts inline.
 //!
 //! Layout: `index.html`, `assets/` and per system `<sys>/summary.html`, `<sys>/method.html`,
-//! `<sys>/survey.html` (that system's shares), `<sys>/<cand>.html`.
+//! `<sys>/survey.html` (that system's shares), `<sys>/<cand>.html`, and with security groups
+//! in the catalog `<sys>/ordered.html` and `<sys>/ordered_<kind>_<bits>.html`.
 
 pub mod assets;
 pub mod candidate;
@@ -13,6 +14,7 @@ pub mod figures;
 pub mod html;
 pub mod index;
 pub mod metric;
+pub mod ordered;
 pub mod summary;
 
 use crate::dataset::catalog::Catalogs;
@@ -160,6 +162,9 @@ impl<'a> Site<'a> {
                 candidates,
             });
         }
+        for s in &systems {
+            md_to_html.extend(ordered::paths(s));
+        }
         Ok(Site {
             systems,
             md_to_html,
@@ -260,6 +265,8 @@ pub fn render_site(datasets: &[Dataset], cat: &Catalogs) -> Result<Vec<SiteFile>
                 let p = method_path(sys);
                 let t = plain_page(&site, s, page, &p, "method");
                 (p, t)
+            } else if crate::report::ordered_page::is_ordered(&page.path) {
+                ordered::render(&site, s, page)?
             } else if page.path == crate::report::summary::path(sys) {
                 let p = summary_path(sys);
                 let t = summary::render(&site, s, page)?;
@@ -281,6 +288,7 @@ pub fn render_site(datasets: &[Dataset], cat: &Catalogs) -> Result<Vec<SiteFile>
             });
         }
     }
+    files.extend(ordered::across_files(&site)?);
     Ok(files)
 }
 

@@ -195,7 +195,12 @@ fn keep(order: &Order, started: Instant) -> Report {
     if off(Layer::UserNs) {
         missing.push("namespaces: switched off".to_string());
     } else {
-        match Plan::new(order, &scratch, !off(Layer::Landlock), !off(Layer::Seccomp)) {
+        let (ll, sc) = (!off(Layer::Landlock), !off(Layer::Seccomp));
+        let plan = match &order.tool_run {
+            Some(run) => Plan::for_tool(order, run, &scratch, ll, sc),
+            None => Plan::new(order, &scratch, ll, sc),
+        };
+        match plan {
             Ok(plan) => {
                 let outside = if drop_uid {
                     (NOBODY, NOBODY)
@@ -212,6 +217,14 @@ fn keep(order: &Order, started: Instant) -> Report {
             }
             Err(e) => missing.push(format!("namespaces: {e}")),
         }
+    }
+    if order.tool_run.is_some() {
+        // A tool makes processes and runs programs: without a PID and mount namespace
+        // nothing would end its tree or hide the host, so it does not run at all.
+        return failed(format!(
+            "a tool run needs user, PID and mount namespaces ({})",
+            missing.join("; ")
+        ));
     }
     let mut r = direct(order, &scratch, exe.as_raw_fd(), root, drop_uid, started);
     r.containment.missing.splice(0..0, missing);
@@ -261,6 +274,7 @@ fn finish(mut report: Report, msgs: Vec<Msg>, waited: Option<(WaitStatus, Usage)
             Msg::ExecError(e) | Msg::SetupError(e) => {
                 report.error.get_or_insert(e);
             }
+            Msg::Exec(e) => report.execs.push(e),
             Msg::Ready | Msg::Isolated { .. } => {}
         }
     }

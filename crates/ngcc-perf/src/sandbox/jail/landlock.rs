@@ -11,17 +11,52 @@ use std::path::PathBuf;
 /// The newest ABI these rules were written and tested for (the kernel may offer less).
 const TESTED: ABI = ABI::V6;
 
-/// Restricts the calling process; returns the Landlock ABI in force, or why there is none.
-pub fn restrict(read_only: &[PathBuf], read_write: &[PathBuf]) -> Result<u32, String> {
-    let read: BitFlags<AccessFs> = AccessFs::ReadFile | AccessFs::ReadDir;
-    let write: BitFlags<AccessFs> = read
+fn read() -> BitFlags<AccessFs> {
+    AccessFs::ReadFile | AccessFs::ReadDir
+}
+
+fn write() -> BitFlags<AccessFs> {
+    read()
         | AccessFs::WriteFile
         | AccessFs::RemoveDir
         | AccessFs::RemoveFile
         | AccessFs::MakeDir
         | AccessFs::MakeReg
         | AccessFs::Refer
-        | AccessFs::Truncate;
+        | AccessFs::Truncate
+}
+
+/// Restricts the calling process; returns the Landlock ABI in force, or why there is none.
+pub fn restrict(read_only: &[PathBuf], read_write: &[PathBuf]) -> Result<u32, String> {
+    let ro: Vec<_> = read_only.iter().map(|p| (p.clone(), read())).collect();
+    let rw: Vec<_> = read_write.iter().map(|p| (p.clone(), write())).collect();
+    restrict_rules(&[ro, rw].concat())
+}
+
+/// The rules of a tool run: it may run programs (compilers run their passes, `make` runs
+/// `sh`), from the system folders, its inputs and what it built in scratch.
+pub fn restrict_tool(rules: &super::tool_exec::Rules) -> Result<u32, String> {
+    let exec = AccessFs::Execute;
+    let mut all = Vec::new();
+    all.extend(rules.read_exec.iter().map(|p| (p.clone(), read() | exec)));
+    all.extend(rules.read_only.iter().map(|p| (p.clone(), read() | exec)));
+    all.extend(rules.devices.iter().map(|p| {
+        (
+            p.clone(),
+            AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::IoctlDev,
+        )
+    }));
+    all.push(("/proc".into(), read()));
+    all.extend(
+        rules
+            .read_write
+            .iter()
+            .map(|p| (p.clone(), write() | exec | AccessFs::MakeDir)),
+    );
+    restrict_rules(&all)
+}
+
+fn restrict_rules(rules: &[(PathBuf, BitFlags<AccessFs>)]) -> Result<u32, String> {
     let err = |e: landlock::RulesetError| e.to_string();
     let mut rs = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
@@ -33,20 +68,18 @@ pub fn restrict(read_only: &[PathBuf], read_write: &[PathBuf]) -> Result<u32, St
         .map_err(err)?
         .create()
         .map_err(err)?;
-    for (paths, access) in [(read_only, read), (read_write, write)] {
-        for p in paths {
-            // A path this host does not have needs no rule.
-            let Ok(meta) = std::fs::metadata(p) else {
-                continue;
-            };
-            let access = if meta.is_dir() {
-                access
-            } else {
-                access & (AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate)
-            };
-            let fd = PathFd::new(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            rs = rs.add_rule(PathBeneath::new(fd, access)).map_err(err)?;
-        }
+    for (p, access) in rules {
+        // A path this host does not have needs no rule.
+        let Ok(meta) = std::fs::metadata(p) else {
+            continue;
+        };
+        let access = if meta.is_dir() {
+            *access
+        } else {
+            *access & AccessFs::from_file(TESTED)
+        };
+        let fd = PathFd::new(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        rs = rs.add_rule(PathBeneath::new(fd, access)).map_err(err)?;
     }
     let status = rs.restrict_self().map_err(err)?;
     if status.ruleset == RulesetStatus::NotEnforced {

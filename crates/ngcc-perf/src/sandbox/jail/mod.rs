@@ -21,6 +21,7 @@ pub mod landlock;
 pub mod namespaces;
 pub mod probe;
 pub mod seccomp;
+pub mod tool_exec;
 pub mod worker;
 
 use crate::dataset::schema::{Containment, Layer, Usage, WaitStatus};
@@ -82,6 +83,50 @@ pub struct Order {
     /// A program the worker runs under (the ct phase's memcheck); `None` for every other job.
     #[serde(default)]
     pub tool: Option<Tool>,
+    /// A host program run over candidate input instead of a worker (`sandbox::tool`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_run: Option<ToolRun>,
+}
+
+/// A tool run (`sandbox::tool::run_tool`) as the keeper needs it. Every path is a host path
+/// and is seen at the same path inside the jail, so a caller's command lines need no
+/// rewriting: the scratch folder (read-write, the only writable place), the `read_only`
+/// inputs, and the system folders.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct ToolRun {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    /// The whole environment of the tool.
+    pub env: Vec<(String, String)>,
+    /// Working directory (inside the scratch folder).
+    pub cwd: PathBuf,
+    pub read_only: Vec<PathBuf>,
+    pub limits: ToolLimits,
+    /// Record every exec of the tool's process tree (ptrace from the proxy).
+    pub trace: bool,
+}
+
+/// Per-process resource limits of a tool run (the tool applies them before exec).
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+pub struct ToolLimits {
+    pub as_mib: u64,
+    pub cpu_s: u64,
+    pub fsize_mib: u64,
+    pub nproc: u64,
+    pub nofile: u64,
+}
+
+/// One exec seen in a traced tool run, in the order the proxy saw them.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct ExecRecord {
+    pub seq: usize,
+    /// Pid inside the jail's PID namespace.
+    pub pid: i32,
+    /// The program the kernel loaded (`/proc/<pid>/exe`: links resolved, so `cc` shows as
+    /// the real compiler whatever path or name called it).
+    pub program: PathBuf,
+    pub argv: Vec<String>,
+    pub cwd: PathBuf,
 }
 
 /// A program started in the worker's place that then runs the worker (`program args…
@@ -146,6 +191,9 @@ pub struct Report {
     /// Seconds from the keeper's start until the worker was started.
     #[serde(default)]
     pub setup_s: f64,
+    /// A traced tool run's execs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub execs: Vec<ExecRecord>,
 }
 
 /// What the keeper hands the worker (JSON on the worker's fd 0): the job with the paths the
@@ -179,6 +227,8 @@ pub enum Msg {
     Isolated { net: bool },
     /// The proxy's wait4 on the worker.
     Exit { status: WaitStatus, usage: Usage },
+    /// A traced tool run executed a program.
+    Exec(ExecRecord),
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]

@@ -56,6 +56,10 @@ pub struct Plan {
     pub inner: Inner,
     /// The job's tool, which execs the binary bound at [`JOB_EXE`].
     pub tool: Option<super::ToolExec>,
+    /// The working directory inside the new root.
+    workdir: String,
+    /// A tool run: started by the proxy instead of the worker.
+    pub tool_run: Option<super::tool_exec::ToolRunExec>,
 }
 
 const DEVICES: [&str; 5] = [
@@ -183,6 +187,100 @@ impl Plan {
                 nproc: Some(super::NPROC),
             },
             tool,
+            workdir: JOB_SCRATCH.into(),
+            tool_run: None,
+        })
+    }
+
+    /// The jail of a tool run: the system folders (plus `/bin`, `/sbin` and
+    /// `/etc/alternatives`, where `cc` and friends point), the run's read-only inputs and
+    /// the scratch folder, each at its host path.
+    pub fn for_tool(
+        order: &Order,
+        run: &super::ToolRun,
+        scratch: &Path,
+        landlock: bool,
+        seccomp: bool,
+    ) -> Result<Plan, String> {
+        let mut binds = Vec::new();
+        let mut links = Vec::new();
+        let dirs: Vec<String> = vec!["/etc".into(), "/dev".into(), "/proc".into()];
+        let tops = [
+            "/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin",
+        ];
+        for top in tops {
+            let p = Path::new(top);
+            match std::fs::symlink_metadata(p) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    let target = std::fs::read_link(p).map_err(|e| format!("{top}: {e}"))?;
+                    links.push((target, top.to_string()));
+                }
+                Ok(m) if m.is_dir() => binds.push(bind(p, top, true, false)?),
+                _ => {}
+            }
+        }
+        for file in ["/etc/ld.so.cache"].iter().chain(DEVICES.iter()) {
+            if Path::new(file).exists() {
+                binds.push(bind(Path::new(file), file, false, false)?);
+            }
+        }
+        let alternatives = Path::new("/etc/alternatives");
+        if alternatives.is_dir() {
+            binds.push(bind(alternatives, "/etc/alternatives", true, false)?);
+        }
+        // Inputs and the scratch folder at their host paths, parents before children so a
+        // folder bound inside another lands on top of it.
+        let mut own: Vec<(PathBuf, bool)> = Vec::new();
+        for p in &run.read_only {
+            let canon =
+                std::fs::canonicalize(p).map_err(|e| format!("input {}: {e}", p.display()))?;
+            if tops.iter().any(|t| canon.starts_with(t)) {
+                continue;
+            }
+            own.push((canon, false));
+        }
+        own.push((scratch.to_path_buf(), true));
+        own.sort_by_key(|(p, _)| p.components().count());
+        let mut read_only: Vec<PathBuf> = vec!["/etc/ld.so.cache".into()];
+        for (p, rw) in &own {
+            let dst = p
+                .to_str()
+                .ok_or_else(|| format!("{} is not UTF-8", p.display()))?;
+            if dst == "/" || !p.is_absolute() {
+                return Err(format!("{dst} cannot be bound into the jail"));
+            }
+            binds.push(bind(p, dst, p.is_dir(), *rw)?);
+            if !rw {
+                read_only.push(p.clone());
+            }
+        }
+        let exec = super::tool_exec::ToolRunExec::new(
+            run,
+            super::tool_exec::Rules {
+                read_exec: vec!["/usr".into()],
+                read_only,
+                devices: DEVICES.iter().map(PathBuf::from).collect(),
+                read_write: vec![scratch.to_path_buf()],
+            },
+            landlock,
+            seccomp,
+        )?;
+        Ok(Plan {
+            binds,
+            links,
+            dirs,
+            inner: Inner {
+                nonce: order.nonce.clone(),
+                job: None,
+                read_only: Vec::new(),
+                read_write: Vec::new(),
+                landlock,
+                seccomp,
+                nproc: None,
+            },
+            tool: None,
+            workdir: run.cwd.to_string_lossy().into_owned(),
+            tool_run: Some(exec),
         })
     }
 }
@@ -339,7 +437,7 @@ fn enter(plan: &Plan, drop_groups: bool) -> Result<(), String> {
     let host = b"ngcc-jail";
     // SAFETY: sethostname copies the bytes (UTS namespace of the jail only).
     unsafe { libc::sethostname(host.as_ptr().cast(), host.len()) };
-    chdir(JOB_SCRATCH)
+    chdir(&plan.workdir)
 }
 
 /// Takes the jail's own uid and gid (mapped to the unprivileged outside ids by the keeper).
@@ -394,6 +492,10 @@ pub fn proxy(plan: &Plan, fds: &ProxyFds, drop_groups: bool) -> ! {
     unsafe {
         // The worker may not read our memory or file descriptors through /proc/1.
         libc::prctl(libc::PR_SET_DUMPABLE, 0);
+        if let Some(run) = &plan.tool_run {
+            libc::close(fds.request);
+            super::tool_exec::run_tree(run, fds.report);
+        }
         let worker = libc::fork();
         if worker == 0 {
             super::worker::exec(fds.exe, fds.request, fds.report, plan.tool.as_ref());

@@ -198,3 +198,118 @@ pub fn install() -> Result<(), String> {
     seccompiler::apply_filter(&enosys).map_err(|e| e.to_string())?;
     seccompiler::apply_filter(&eperm).map_err(|e| e.to_string())
 }
+
+/// Denied to a tool run (a compiler, `make`, valgrind) whatever the arguments: unlike
+/// candidate code a tool makes processes and execs, but it needs no debugger, no view into
+/// other processes, no mounts or namespaces and no kernel-wide facility.
+fn tool_denied() -> Vec<libc::c_long> {
+    vec![
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+        libc::SYS_process_madvise,
+        libc::SYS_pidfd_getfd,
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_chroot,
+        libc::SYS_fsopen,
+        libc::SYS_fsmount,
+        libc::SYS_fsconfig,
+        libc::SYS_fspick,
+        libc::SYS_move_mount,
+        libc::SYS_open_tree,
+        libc::SYS_mount_setattr,
+        libc::SYS_unshare,
+        libc::SYS_setns,
+        libc::SYS_kexec_load,
+        libc::SYS_kexec_file_load,
+        libc::SYS_bpf,
+        libc::SYS_perf_event_open,
+        libc::SYS_userfaultfd,
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_init_module,
+        libc::SYS_finit_module,
+        libc::SYS_delete_module,
+        libc::SYS_reboot,
+        libc::SYS_swapon,
+        libc::SYS_swapoff,
+        libc::SYS_acct,
+        libc::SYS_sched_setaffinity,
+        libc::SYS_sched_setscheduler,
+        libc::SYS_sched_setattr,
+        libc::SYS_connect,
+        libc::SYS_bind,
+        libc::SYS_listen,
+        libc::SYS_accept,
+        libc::SYS_accept4,
+    ]
+}
+
+/// The EPERM filter of a tool run: [`tool_denied`], sockets other than AF_UNIX, clone into
+/// new namespaces, and `prctl(PR_SET_TSC)` (a tool has no business changing how the
+/// counter reads).
+fn tool_filter() -> Result<BpfProgram, String> {
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    for s in tool_denied() {
+        rules.insert(s, Vec::new());
+    }
+    for s in [libc::SYS_socket, libc::SYS_socketpair] {
+        rules.insert(
+            s,
+            vec![rule(vec![cond32(
+                0,
+                SeccompCmpOp::Ne,
+                libc::AF_UNIX as u64,
+            )?])?],
+        );
+    }
+    let ns_flags = [
+        libc::CLONE_NEWNS,
+        libc::CLONE_NEWUSER,
+        libc::CLONE_NEWPID,
+        libc::CLONE_NEWNET,
+        libc::CLONE_NEWIPC,
+        libc::CLONE_NEWUTS,
+        libc::CLONE_NEWCGROUP,
+    ];
+    rules.insert(
+        libc::SYS_clone,
+        ns_flags
+            .iter()
+            .map(|f| rule(vec![cond(0, SeccompCmpOp::MaskedEq(*f as u64), *f as u64)?]))
+            .collect::<Result<Vec<_>, String>>()?,
+    );
+    rules.insert(
+        libc::SYS_prctl,
+        vec![rule(vec![cond32(
+            0,
+            SeccompCmpOp::Eq,
+            libc::PR_SET_TSC as u64,
+        )?])?],
+    );
+    let f = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        ARCH,
+    )
+    .map_err(|e| e.to_string())?;
+    f.try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())
+}
+
+/// Installs the tool filters on the calling (single-threaded) process before it execs the
+/// tool; they hold for every process the tool starts. `clone3` answers ENOSYS as for the
+/// worker, so namespace flags are always visible to the filter.
+pub fn install_tool() -> Result<(), String> {
+    let filter = tool_filter()?;
+    let enosys = enosys_filter()?;
+    seccompiler::apply_filter(&enosys).map_err(|e| e.to_string())?;
+    seccompiler::apply_filter(&filter).map_err(|e| e.to_string())
+}

@@ -6,15 +6,23 @@ pub mod reference;
 
 use ngcc_perf::dataset::schema::{BuildEntry, BuildFile, Campaign, Record, RecordExtra};
 use ngcc_perf::util::{read_json, write_json};
+use std::cell::Cell;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 // ------------------------------------------------------------------ running the binary
 
+/// The binary, with the object cache under this build's target folder: tests never read or
+/// fill the user's `~/.cache/ngcc-perf/objects` (a test may still set its own).
 pub fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ngcc-perf"))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ngcc-perf"));
+    cmd.env(
+        "NGCC_OBJECT_CACHE",
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("object-cache"),
+    );
+    cmd
 }
 
 pub fn ngcc(args: &[&OsStr]) -> Output {
@@ -53,7 +61,50 @@ pub fn campaign_cmd(phases: &str, cands: &Path, run: &Path, extra: &[&str]) -> C
     cmd
 }
 
+// ------------------------------------------------------------------ one timed test at a time
+
+static MEASURING: Mutex<()> = Mutex::new(());
+
+thread_local! {
+    static HOLDS_MEASURING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Held while a test's children are timed. Campaigns pin their children to one CPU (the
+/// last allowed), and libtest runs tests two at a time: two timing tests at once would put
+/// their trials on the same core and judge records of a contention the test made itself.
+/// Re-entrant within a test's thread, so a test can hold it across several campaigns.
+pub struct Measuring(Option<MutexGuard<'static, ()>>);
+
+pub fn measuring() -> Measuring {
+    if HOLDS_MEASURING.with(Cell::get) {
+        return Measuring(None);
+    }
+    // A test that panicked while holding it leaves nothing inconsistent behind.
+    let guard = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    HOLDS_MEASURING.with(|h| h.set(true));
+    Measuring(Some(guard))
+}
+
+impl Drop for Measuring {
+    fn drop(&mut self) {
+        if self.0.is_some() {
+            HOLDS_MEASURING.with(|h| h.set(false));
+        }
+    }
+}
+
+/// Phases whose children are timed (or whose figures depend on the time they get).
+fn times_children(phases: &str) -> bool {
+    phases.split(',').any(|p| {
+        matches!(
+            p,
+            "all" | "calibrate" | "measure" | "profile" | "ct" | "baseline" | "memory" | "count"
+        )
+    })
+}
+
 pub fn campaign(phases: &str, cands: &Path, run: &Path, extra: &[&str]) -> Output {
+    let _timed = times_children(phases).then(measuring);
     campaign_cmd(phases, cands, run, extra)
         .output()
         .expect("running ngcc-perf")

@@ -1,0 +1,117 @@
+//! Phase `memory` through the binary, on the zoo's memory toy (tests/zoo/memory/mem.c): the
+//! known allocations and stack array come out as exactly those figures, and the hostile
+//! instances (constructor allocation, foreign free, raw mmap) are reported, not zero.
+
+use crate::common::*;
+use ngcc_perf::dataset::memory::{CodeOrigin, MemoryRecord, OpMemory};
+use std::path::Path;
+
+fn record(run: &Path, label: &str) -> MemoryRecord {
+    let path = run.join("memory/zoo-memory").join(format!("{label}.json"));
+    ngcc_perf::util::read_json(&path).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()))
+}
+
+fn op<'a>(r: &'a MemoryRecord, key: &str) -> &'a OpMemory {
+    let o = r
+        .op(key)
+        .unwrap_or_else(|| panic!("{} has no {key}", r.label));
+    assert_eq!(o.status.as_str(), "complete", "{key}: {:?}", o.error);
+    o
+}
+
+#[test]
+fn the_memory_toy_shows_its_known_allocations_and_the_hostile_ones_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("r");
+    let cands = manifest_dir().join("tests/zoo/memory");
+    let stderr = campaign_ok("build,kat,memory", &cands, &run, &[]);
+    assert!(
+        stderr.contains("memory zoo-memory known: complete"),
+        "{stderr}"
+    );
+
+    let known = record(&run, "known");
+    assert_eq!(known.status.as_str(), "complete");
+    assert_eq!(known.stack_limit_bytes, 32 << 20);
+    let build = build_entry(&run, "zoo-memory/known");
+    assert_eq!(known.timed_library_sha256, build.library_sha256);
+
+    // keygen: one 4 KiB block per call, never freed.
+    let keygen = op(&known, "keygen");
+    for h in [keygen.first.as_ref(), keygen.repeat.as_ref()] {
+        let h = h.expect("both calls counted");
+        assert_eq!(
+            (h.allocations, h.allocated_bytes, h.peak_live_bytes),
+            (1, 4096, 4096)
+        );
+        assert_eq!(
+            (h.live_after_bytes, h.live_after_blocks, h.frees),
+            (4096, 1, 0)
+        );
+    }
+    assert_eq!(keygen.leak_bytes(), Some(4096));
+    // enc: 3 x 64 KiB live at once, all freed.
+    let enc = op(&known, "enc");
+    let h = enc.repeat.as_ref().unwrap();
+    assert_eq!(
+        (h.allocations, h.allocated_bytes, h.peak_live_bytes, h.frees),
+        (3, 3 * 65536, 3 * 65536, 3)
+    );
+    assert_eq!(h.live_after_bytes, 0);
+    // dec: 1 MiB from calloc, freed; a 100 KiB stack array.
+    let dec = op(&known, "dec");
+    let h = dec.first.as_ref().unwrap();
+    assert_eq!(
+        (
+            h.allocations,
+            h.allocated_bytes,
+            h.peak_live_bytes,
+            h.live_after_bytes
+        ),
+        (1, 1 << 20, 1 << 20, 0)
+    );
+    let stack = dec.stack_bytes.unwrap();
+    // The array plus the frames around it (a few hundred bytes at most).
+    assert!((100 * 1024..100 * 1024 + 4096).contains(&stack), "{stack}");
+    assert!(keygen.stack_bytes.unwrap() < 8192);
+    for o in &known.operations {
+        assert!(o.findings().is_empty(), "{}: {:?}", o.key(), o.findings());
+        assert_eq!(o.load_allocations, 0);
+    }
+
+    // Static size by origin: mem.c is the algorithm, the shim is ours.
+    let size = known.static_size.as_ref().unwrap();
+    let origin = |src: &str| {
+        size.objects
+            .iter()
+            .find(|o| o.source == src)
+            .unwrap_or_else(|| panic!("no object of {src}"))
+    };
+    assert_eq!(origin("mem.c").origin, Some(CodeOrigin::Algorithm));
+    assert_eq!(origin("ngcc_shim.c").origin, Some(CodeOrigin::Harness));
+    assert_eq!(size.algorithm, origin("mem.c").sections);
+    assert!(size.algorithm.text > 0 && size.harness.text > 0);
+    assert_eq!(size.helpers.total(), 0);
+
+    // Hostile instances: reported as such.
+    let ctor = record(&run, "ctor");
+    let k = op(&ctor, "keygen");
+    assert_eq!((k.load_allocations, k.load_bytes), (1, 1000));
+    assert!(
+        k.findings()[0].contains("constructor"),
+        "{:?}",
+        k.findings()
+    );
+    let foreign = record(&run, "foreign-free");
+    let e = op(&foreign, "enc");
+    assert_eq!(e.repeat.as_ref().unwrap().foreign_frees, 1);
+    assert!(e.findings().iter().any(|f| f.contains("did not allocate")));
+    let raw = record(&run, "raw-mmap");
+    let e = op(&raw, "enc");
+    assert_eq!(e.repeat.as_ref().unwrap().raw_syscalls, 2);
+    assert!(e.findings().iter().any(|f| f.contains("raw")));
+
+    // A second run has nothing to redo.
+    let again = campaign_ok("memory", &cands, &run, &[]);
+    assert!(!again.contains("redone"), "{again}");
+}
