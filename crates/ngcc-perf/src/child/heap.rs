@@ -130,9 +130,7 @@ fn measure(job: &OpJob, op: &Op, lib: &Lib, out: &mut OpMemory) -> Result<(), St
     if let Some(e) = err {
         return Err(format!("operation failed: {e}"));
     }
-    runner
-        .check_guards()
-        .map_err(|e| format!("OVERFLOW: {e}"))?;
+    runner.check_guards().map_err(String::from)?;
     out.first = calls.first().cloned();
     out.repeat = calls.last().cloned();
     out.stack_bytes = match (a, b) {
