@@ -1,6 +1,7 @@
 //! Compiles the embedded ICCS helpers (csrc/iccs) into a static library so the binary can
-//! check them in-process against the Rust model, and the memcheck client requests of the ct
-//! phase (csrc/ct) into another.
+//! check them in-process against the Rust model, the memcheck client requests of the ct
+//! phase (csrc/ct) into another and the callgrind ones of the count phase (csrc/count) into a
+//! third.
 
 fn main() {
     let dir = "csrc/iccs";
@@ -36,4 +37,17 @@ fn main() {
         );
     }
     ct.compile("ngcc_ct_client");
+    // callgrind client requests (count phase): the system's valgrind headers when present.
+    println!("cargo:rerun-if-changed=csrc/count/count_client.c");
+    let mut count = cc::Build::new();
+    count
+        .file("csrc/count/count_client.c")
+        .flag("-std=c99")
+        .opt_level(2);
+    if std::path::Path::new("/usr/include/valgrind/callgrind.h").is_file() {
+        count.define("NGCC_HAVE_CALLGRIND", None);
+    } else {
+        println!("cargo:warning=valgrind/callgrind.h not found: the count job will refuse to run");
+    }
+    count.compile("ngcc_count_client");
 }

@@ -119,6 +119,8 @@ fn campaign_lines(args: &SlurmArgs, camp: &Path) -> Result<(Option<String>, Stri
         ct_budget,
         ct_measurements,
         ct_runs,
+        count_calls,
+        count_budget,
     } = &args.campaign;
     if shard.is_some() || shard_count.is_some() {
         return Err(Failure::usage(
@@ -219,6 +221,12 @@ fn campaign_lines(args: &SlurmArgs, camp: &Path) -> Result<(Option<String>, Stri
         write!(
             s,
             " --ct-budget {ct_budget} --ct-measurements {ct_measurements} --ct-runs {ct_runs}"
+        )?;
+    }
+    if all.contains(&Phase::Count) {
+        write!(
+            s,
+            " --count-calls {count_calls} --count-budget {count_budget}"
         )?;
     }
     if *allow_unfixed_host {

@@ -45,6 +45,8 @@ pub struct Outcome {
     pub baseline_line: Option<String>,
     /// `ct: …` when the dataset has constant-time evidence (`ct/`).
     pub ct_line: Option<String>,
+    /// `count: …` when the dataset has instruction counts (`count/`).
+    pub count_line: Option<String>,
     /// `security targets: …` when the catalog has security_targets.csv.
     pub groups_line: Option<String>,
 }
@@ -75,6 +77,9 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         println!("{line}");
     }
     if let Some(line) = &outcome.ct_line {
+        println!("{line}");
+    }
+    if let Some(line) = &outcome.count_line {
         println!("{line}");
     }
     if let Some(line) = &outcome.groups_line {
@@ -121,6 +126,7 @@ pub fn validate(dataset: &Path, catalog: &Path, pages: Option<&Path>) -> Result<
     out.baseline_line = check_baseline(&ds, &mut out.problems);
     check_noise(&ds, &mut out.problems);
     out.ct_line = check_ct(&ds, &mut out.problems);
+    out.count_line = check_count(&ds, &mut out.problems);
     if let Some(pages_dir) = pages {
         match (&catalogs, load_problems.is_empty()) {
             (Some(cat), true) => check_pages(&ds, cat, pages_dir, &mut out),
@@ -708,6 +714,142 @@ fn check_ct(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
     Some(format!(
         "ct: {} result(s), {tests} dudect test(s) recomputed, {sites} taint site(s)",
         ds.ct.len()
+    ))
+}
+
+/// Every count record's calls read again from its callgrind text (whose sha256 must match),
+/// its summary recomputed from the calls, its library the one build.json names, and the
+/// valgrind client-request mark (ct taint results too) consistent with its scan.
+fn check_count(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
+    use crate::dataset::count::{self as dc, summarize};
+    for lc in &ds.ct {
+        if let Some(t) = &lc.ct.taint {
+            let found = t.client_requests.as_ref().is_some_and(|c| c.found > 0);
+            if t.forged != found {
+                problems.push(format!(
+                    "{}: taint forged {} but its client-request scan found {}",
+                    lc.path,
+                    t.forged,
+                    t.client_requests.as_ref().map_or(0, |c| c.found)
+                ));
+            }
+            if let Some(c) = &t.client_requests
+                && c.library_sha256 != lc.ct.ct_library_sha256
+            {
+                problems.push(format!(
+                    "{}: the client-request scan is of another library ({})",
+                    lc.path, c.library_sha256
+                ));
+            }
+        }
+    }
+    if ds.count.is_empty() {
+        return None;
+    }
+    let mut calls = 0usize;
+    for lc in &ds.count {
+        let (c, path) = (&lc.count, &lc.path);
+        let want = format!(
+            "{}/{}/{}.json",
+            dc::COUNT_DIR,
+            c.candidate,
+            dc::stem(&c.label, &c.operation, c.input_bytes)
+        );
+        if *path != want {
+            problems.push(format!("{path}: names {want}"));
+        }
+        let key = format!("{}/{}", c.candidate, c.label);
+        match ds.build.entry(&key) {
+            Some(e) if e.library_sha256.as_deref() == Some(c.library_sha256.as_str()) => {}
+            Some(_) => problems.push(format!(
+                "{path}: library_sha256 is not the library build.json names for {key}"
+            )),
+            None => problems.push(format!("{path}: {key} is not in build.json")),
+        }
+        if let Some(cr) = &c.client_requests
+            && cr.library_sha256 != c.library_sha256
+        {
+            problems.push(format!(
+                "{path}: the client-request scan is of another library ({})",
+                cr.library_sha256
+            ));
+        }
+        if c.status != ProcessStatus::Complete {
+            continue;
+        }
+        let Some(raw) = &c.raw else {
+            problems.push(format!("{path}: complete but without its callgrind text"));
+            continue;
+        };
+        let text = match std::fs::read(ds.root.join(&raw.path)) {
+            Ok(b) => {
+                let sha = crate::util::sha256_hex(&b);
+                if sha != raw.sha256 {
+                    problems.push(format!(
+                        "{path}: {} has sha256 {sha}, the record says {}",
+                        raw.path, raw.sha256
+                    ));
+                }
+                String::from_utf8_lossy(&b).into_owned()
+            }
+            Err(e) => {
+                problems.push(format!("{path}: {}: {e}", raw.path));
+                continue;
+            }
+        };
+        match crate::measure::callgrind::calls_from_raw(&text, &c.helper_fns) {
+            Ok(again) if again == c.calls => calls += again.len(),
+            Ok(again) => {
+                let first = again
+                    .iter()
+                    .zip(&c.calls)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(again.len().min(c.calls.len()));
+                problems.push(format!(
+                    "{path}: call {} does not recompute from {} ({} calls there, {} recorded)",
+                    first + 1,
+                    raw.path,
+                    again.len(),
+                    c.calls.len()
+                ));
+            }
+            Err(e) => problems.push(format!("{path}: {}: {e}", raw.path)),
+        }
+        let again = summarize(&c.calls, &c.estimate_weights, &c.rng_fns);
+        let same = match (&again, &c.summary) {
+            (Some(a), Some(b)) => {
+                a.calls == b.calls
+                    && a.ir_min == b.ir_min
+                    && a.ir_max == b.ir_max
+                    && a.estimated_cycles_min == b.estimated_cycles_min
+                    && a.estimated_cycles_max == b.estimated_cycles_max
+                    && a.constant_ir == b.constant_ir
+                    && [
+                        (a.ir_mean, b.ir_mean),
+                        (a.estimated_cycles_mean, b.estimated_cycles_mean),
+                        (a.dr_mean, b.dr_mean),
+                        (a.dw_mean, b.dw_mean),
+                        (a.l1_misses_mean, b.l1_misses_mean),
+                        (a.ll_misses_mean, b.ll_misses_mean),
+                        (a.helper_share, b.helper_share),
+                        (a.hash_share, b.hash_share),
+                        (a.rng_share, b.rng_share),
+                    ]
+                    .iter()
+                    .all(|&(x, y)| close(x, y) || (x - y).abs() <= 1e-12)
+            }
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            problems.push(format!(
+                "{path}: summary does not recompute from the calls ({again:?})"
+            ));
+        }
+    }
+    Some(format!(
+        "count: {} record(s), {calls} call(s) recomputed from their callgrind text",
+        ds.count.len()
     ))
 }
 

@@ -204,6 +204,127 @@ pub fn output(cmd: &mut Command) -> std::io::Result<Bounded> {
     })
 }
 
+/// `name` as the orchestrator's PATH finds it (a tool run needs an absolute program).
+pub fn resolve_program(name: &std::ffi::OsStr) -> std::path::PathBuf {
+    let p = std::path::Path::new(name);
+    if p.components().count() > 1 {
+        return std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    }
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
+    std::env::split_paths(&path)
+        .map(|d| d.join(p))
+        .find(|f| f.is_file())
+        .unwrap_or_else(|| std::path::Path::new("/usr/bin").join(p))
+}
+
+/// Runs `cmd` (a compiler, assembler or linker call over candidate files) as a jailed tool
+/// run (`sandbox::tool`) with the same bounds as [`output`]: it sees only `read_only` (the
+/// candidate's folder, the allowed source roots, our generated files) besides the system,
+/// and writes only its scratch folder, in which `output` (one argument of `cmd`) is
+/// produced under its file name and then moved to `output`. Also returns the layers the
+/// call ran under. A `.incbin` or `#include` of a host file outside `read_only` finds
+/// nothing.
+pub fn output_in_jail(
+    cmd: &Command,
+    read_only: &[std::path::PathBuf],
+    output: &std::path::Path,
+) -> std::io::Result<(Bounded, crate::dataset::schema::Containment)> {
+    use crate::sandbox::tool::{ToolBounds, ToolError, ToolJob, run_tool};
+    use std::os::unix::process::ExitStatusExt;
+    let name = output
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("an output needs a file name"))?;
+    let args = cmd
+        .get_args()
+        .map(|a| {
+            if std::path::Path::new(a) == output {
+                name.to_os_string()
+            } else {
+                a.to_os_string()
+            }
+        })
+        .collect();
+    let env = cmd
+        .get_envs()
+        .filter(|(k, _)| *k != "TMPDIR")
+        .filter_map(|(k, v)| {
+            Some((
+                k.to_str()?.to_string(),
+                v.and_then(|v| v.to_str()).unwrap_or_default().to_string(),
+            ))
+        })
+        .collect();
+    let program = resolve_program(cmd.get_program());
+    let mut read_only = read_only.to_vec();
+    // A compiler installed outside /usr (CC=/opt/…/bin/clang) needs its own tree.
+    if !program.starts_with("/usr")
+        && let Some(prefix) = program.parent().and_then(std::path::Path::parent)
+    {
+        read_only.push(prefix.to_path_buf());
+    }
+    let timeout = timeout_s();
+    let job = ToolJob {
+        label: program_label(&program),
+        program,
+        args,
+        env,
+        read_only,
+        bounds: ToolBounds {
+            wall_s: timeout as f64,
+            cpu_s: timeout + 5,
+            address_space_mib: as_limit_mib(),
+            nproc: 64,
+            file_size_mib: FILE_LIMIT >> 20,
+            output_cap: OUTPUT_CAP,
+            scratch_bytes: 2 * FILE_LIMIT,
+            scratch_inodes: 10_000,
+        },
+        scratch_in: output.parent().map(std::path::Path::to_path_buf),
+        ..ToolJob::default()
+    };
+    let o = match run_tool(&job) {
+        Ok(o) => o,
+        Err(ToolError::Bounds { why, .. }) => {
+            return Ok((
+                Bounded {
+                    status: Some(ExitStatus::from_raw(1 << 8)),
+                    stdout: Vec::new(),
+                    stderr: format!("{why}\n").into_bytes(),
+                },
+                crate::dataset::schema::Containment::default(),
+            ));
+        }
+        Err(e) => return Err(std::io::Error::other(e.to_string())),
+    };
+    let status = match o.exit {
+        crate::sandbox::Exit::Code(c) => Some(ExitStatus::from_raw((c & 0xff) << 8)),
+        crate::sandbox::Exit::Signal(s) => Some(ExitStatus::from_raw(s & 0x7f)),
+        crate::sandbox::Exit::Timeout => None,
+    };
+    let made = o.scratch.path().join(name);
+    if status.is_some_and(|s| s.success())
+        && made.is_file()
+        && std::fs::rename(&made, output).is_err()
+    {
+        std::fs::copy(&made, output)?;
+    }
+    Ok((
+        Bounded {
+            status,
+            stdout: o.stdout.into_bytes(),
+            stderr: o.stderr.into_bytes(),
+        },
+        o.layers,
+    ))
+}
+
+fn program_label(p: &std::path::Path) -> String {
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

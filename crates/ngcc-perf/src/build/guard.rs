@@ -1,6 +1,7 @@
-//! What a manifest may ask of the compiler. The compiler runs unjailed (bounded only), so
-//! flags that load or run other programs, read options from files, or write files where
-//! ngcc-perf did not choose are refused; and every path a manifest names must resolve
+//! What a manifest may ask of the compiler. The compiler runs in the jail (`bounded::
+//! output_in_jail`), which already hides the host; these rules still refuse flags that load
+//! or run other programs, read options from files, or write files where ngcc-perf did not
+//! choose (a second wall, and the only one where the jail is unavailable); and every path a manifest names must resolve
 //! (symlinks and `..` followed) inside the candidate's folder, a `--candidates` folder, the
 //! fetched PQClean tree (when the manifest names `${PQCLEAN}`) or a `--allow-source-root`.
 //! A refusal is a BUILDFAIL of that instance.
@@ -20,7 +21,8 @@ pub fn set_roots(roots: &[PathBuf]) {
     *ROOTS.lock().unwrap_or_else(|e| e.into_inner()) = canon;
 }
 
-fn allowed_roots(cand: &Candidate) -> Vec<PathBuf> {
+/// The folders a candidate's build may read: its own, the allowed source roots, PQClean.
+pub fn allowed_roots(cand: &Candidate) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = ROOTS.lock().unwrap_or_else(|e| e.into_inner()).clone();
     v.extend(std::fs::canonicalize(&cand.root));
     if cand.uses_pqclean()

@@ -4,7 +4,7 @@ use super::flags::{self, FlagSet};
 use super::objcache;
 use super::sources::{self, SourceSet};
 use crate::candidate::{Api, Candidate, Instance, Kind};
-use crate::dataset::schema::HelperOrigin;
+use crate::dataset::schema::{Containment, HelperOrigin};
 use crate::util::{atomic_write, sha256_file, sha256_hex};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
@@ -53,6 +53,10 @@ pub struct Plan {
     pub cache_key: String,
     /// ICCS helper files linked (drng.c, auxfunc.c, …), by origin; paths are absolute here.
     pub helpers: Vec<(HelperOrigin, PathBuf)>,
+    /// What the compiler may read (read-only, in its jail): the candidate's folder, the
+    /// allowed source roots, the instance's work folder (our generated files, its objects)
+    /// and every include folder and source.
+    pub roots: Vec<PathBuf>,
 }
 
 pub fn plan(cand: &Candidate, inst: &Instance, flag_set: FlagSet, paths: &Paths) -> Result<Plan> {
@@ -162,17 +166,42 @@ pub fn plan(cand: &Candidate, inst: &Instance, flag_set: FlagSet, paths: &Paths)
         &generated,
         &inst.ldlibs,
     )?;
+    let mut roots = super::guard::allowed_roots(cand);
+    roots.push(paths.work.clone());
+    roots.extend(includes.iter().cloned());
+    roots.extend(
+        srcs.iter()
+            .filter_map(|s| s.parent().map(Path::to_path_buf)),
+    );
+    let roots = outermost(roots);
     Ok(Plan {
         flag_set,
         cflags,
         defines,
         includes,
+        roots,
         sources: srcs,
         generated,
         ldlibs: inst.ldlibs.clone(),
         cache_key,
         helpers,
     })
+}
+
+/// The folders of `paths` that exist, canonical, without those inside another.
+fn outermost(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut canon: Vec<PathBuf> = paths
+        .into_iter()
+        .filter_map(|p| std::fs::canonicalize(&p).ok().or(Some(p)))
+        .collect();
+    canon.sort_by_key(|p| p.components().count());
+    let mut kept: Vec<PathBuf> = Vec::new();
+    for p in canon {
+        if !kept.iter().any(|k| p.starts_with(k)) {
+            kept.push(p);
+        }
+    }
+    kept
 }
 
 impl Plan {
@@ -300,12 +329,57 @@ fn config_header(cand: &Candidate, inst: &Instance, flag_set: FlagSet) -> Result
     Ok(h)
 }
 
+/// `p` from the root (relative to our working folder, which the jail does not show).
+fn abs(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        return p.to_path_buf();
+    }
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
 /// Result of compiling and linking (the log holds every command and its output).
 #[derive(Debug, Clone)]
 pub struct Built {
     pub ok: bool,
     /// First compiler/linker error line, for humans.
     pub error: Option<String>,
+    /// The jail layers every call had.
+    pub containment: Option<Containment>,
+}
+
+/// The jail of one instance's compiler calls: what they may read, and the layers all of
+/// them ran under so far.
+struct Jail<'a> {
+    roots: &'a [PathBuf],
+    layers: std::cell::RefCell<Option<Containment>>,
+}
+
+impl Jail<'_> {
+    /// Runs `cmd` in the jail, producing `output`.
+    fn run(&self, cmd: &Command, output: &Path) -> std::io::Result<super::bounded::Bounded> {
+        let (out, layers) = super::bounded::output_in_jail(cmd, self.roots, output)?;
+        let mut all = self.layers.borrow_mut();
+        match all.as_mut() {
+            Some(c) => {
+                c.keep_common(&layers);
+                for m in layers.missing {
+                    if !c.missing.contains(&m) {
+                        c.missing.push(m);
+                    }
+                }
+            }
+            None => *all = Some(layers),
+        }
+        Ok(out)
+    }
+
+    fn built(&self, ok: bool, error: Option<String>) -> Built {
+        Built {
+            ok,
+            error,
+            containment: self.layers.borrow().clone(),
+        }
+    }
 }
 
 /// Compiles every source and links the library atomically; appends to the instance log.
@@ -314,11 +388,16 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
     for (name, text) in &plan.generated {
         atomic_write(&shim_dir.join(name), text.as_bytes())?;
     }
-    let obj_dir = paths.work.join(format!("obj-{}", plan.flag_set.name()));
+    // The compiler's working folder is its jail's scratch: every path it gets is absolute.
+    let obj_dir = abs(&paths.work).join(format!("obj-{}", plan.flag_set.name()));
     std::fs::create_dir_all(&obj_dir)?;
     let mut log = String::new();
     let cc = super::compiler::program();
     let cache = objcache::open().filter(|_| objcache::cacheable(&plan.cflags));
+    let jail = Jail {
+        roots: &plan.roots,
+        layers: std::cell::RefCell::new(None),
+    };
     let mut objects = Vec::new();
     for (i, src) in plan.sources.iter().enumerate() {
         let stem = src.file_stem().unwrap_or_default().to_string_lossy();
@@ -327,7 +406,7 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
             let mut cmd = Command::new(&cc);
             cmd.args(&plan.cflags).args(&plan.defines);
             for inc in &plan.includes {
-                cmd.arg(format!("-I{}", inc.display()));
+                cmd.arg(format!("-I{}", abs(inc).display()));
             }
             cmd
         };
@@ -335,21 +414,18 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
         // still be writing the old name when the resumed one links.
         let tmp_obj = obj_dir.join(format!(".{i:03}_{stem}.o.{}.tmp", std::process::id()));
         let key = match cache {
-            Some(_) => match cache_key(plan, src, &tmp_obj, compiler())? {
+            Some(_) => match cache_key(plan, src, &tmp_obj, compiler(), &jail)? {
                 Ok(key) => key,
                 Err(bound) => {
                     log.push_str(&bound.log);
                     finish_log(paths, &log)?;
-                    return Ok(Built {
-                        ok: false,
-                        error: Some(bound.why),
-                    });
+                    return Ok(jail.built(false, Some(bound.why)));
                 }
             },
             None => None,
         };
         let mut cmd = compiler();
-        cmd.arg("-c").arg(src).arg("-o").arg(&tmp_obj);
+        cmd.arg("-c").arg(abs(src)).arg("-o").arg(&tmp_obj);
         if let (Some(c), Some(k)) = (cache, &key)
             && c.get(k, &tmp_obj)
         {
@@ -360,14 +436,11 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
                  from the same preprocessed text without a diagnostic)"
             )?;
         } else {
-            let ran = run_logged(&mut cmd, &mut log)?;
+            let ran = run_logged(&mut cmd, &mut log, &jail, &tmp_obj)?;
             if let Some(err) = ran.error {
                 let _ = std::fs::remove_file(&tmp_obj);
                 finish_log(paths, &log)?;
-                return Ok(Built {
-                    ok: false,
-                    error: Some(err),
-                });
+                return Ok(jail.built(false, Some(err)));
             }
             if let (Some(c), Some(k), true) = (cache, &key, ran.silent) {
                 c.put(k, &tmp_obj);
@@ -376,35 +449,30 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
         std::fs::rename(&tmp_obj, &obj).with_context(|| format!("installing {}", obj.display()))?;
         objects.push(obj);
     }
-    let map = paths.work.join("exports.map");
+    let map = abs(&paths.work).join("exports.map");
     atomic_write(&map, b"{\n  global: ngcc_*;\n  local: *;\n};\n")?;
     if let Some(parent) = paths.library.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    let tmp = paths
-        .library
-        .with_extension(format!("so.{}.tmp", std::process::id()));
+    let tmp = abs(&paths.library).with_extension(format!("so.{}.tmp", std::process::id()));
     let mut cmd = Command::new(&cc);
     cmd.args(flags::LINK)
         .arg(format!("-Wl,--version-script={}", map.display()))
         .arg("-o")
         .arg(&tmp);
     cmd.args(&objects).args(&plan.ldlibs).arg("-lm");
-    if let Some(err) = run_logged(&mut cmd, &mut log)?.error {
+    if let Some(err) = run_logged(&mut cmd, &mut log, &jail, &tmp)?.error {
         let _ = std::fs::remove_file(&tmp);
         finish_log(paths, &log)?;
-        return Ok(Built {
-            ok: false,
-            error: Some(err),
-        });
+        return Ok(jail.built(false, Some(err)));
     }
     std::fs::rename(&tmp, &paths.library)
         .with_context(|| format!("installing {}", paths.library.display()))?;
+    if let Some(c) = jail.layers.borrow().as_ref() {
+        writeln!(log, "(every call above ran in a jail: {})", c.text())?;
+    }
     finish_log(paths, &log)?;
-    Ok(Built {
-        ok: true,
-        error: None,
-    })
+    Ok(jail.built(true, None))
 }
 
 fn finish_log(paths: &Paths, log: &str) -> Result<()> {
@@ -435,10 +503,12 @@ fn cache_key(
     src: &Path,
     tmp_obj: &Path,
     mut cmd: Command,
+    jail: &Jail,
 ) -> Result<std::result::Result<Option<String>, BoundHit>> {
     let text = tmp_obj.with_extension("i");
-    cmd.arg("-E").arg("-P").arg(src).arg("-o").arg(&text);
-    let out = super::bounded::output(&mut cmd)
+    cmd.arg("-E").arg("-P").arg(abs(src)).arg("-o").arg(&text);
+    let out = jail
+        .run(&cmd, &text)
         .with_context(|| format!("running {}", cmd.get_program().to_string_lossy()))?;
     let digest = sha256_file(&text).ok();
     let _ = std::fs::remove_file(&text);
@@ -476,10 +546,12 @@ fn program_name(cmd: &Command) -> String {
 }
 
 /// Runs one command, appending `$ cmd` and its output to `log`.
-fn run_logged(cmd: &mut Command, log: &mut String) -> Result<Ran> {
+fn run_logged(cmd: &mut Command, log: &mut String, jail: &Jail, output: &Path) -> Result<Ran> {
     let line = command_line(cmd);
     writeln!(log, "$ {}", line.join(" "))?;
-    let out = super::bounded::output(cmd).with_context(|| format!("running {}", line[0]))?;
+    let out = jail
+        .run(cmd, output)
+        .with_context(|| format!("running {}", line[0]))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     log.push_str(&String::from_utf8_lossy(&out.stdout));
     log.push_str(&stderr);
@@ -504,9 +576,10 @@ fn run_logged(cmd: &mut Command, log: &mut String) -> Result<Ran> {
         .lines()
         .find(|l| l.contains("undefined reference"))
         .or_else(|| {
-            stderr
-                .lines()
-                .find(|l| l.contains("error") && !l.contains("collect2"))
+            stderr.lines().find(|l| {
+                // gcc says `error`, the assembler `Error:`.
+                (l.contains("error") || l.contains("Error:")) && !l.contains("collect2")
+            })
         })
         .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
         .unwrap_or("failed without output")

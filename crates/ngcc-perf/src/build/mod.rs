@@ -94,6 +94,7 @@ pub fn build_instance(
     // Generated sources exist only now; list them too.
     entry.sources = list_sources()?;
     entry.helpers = helper_files(cand, run, &plan.helpers)?;
+    entry.build_containment = built.containment.clone();
     if built.ok {
         entry.build_status = Some(BuildStatus::Built);
         entry.kat = KatStatus::Pending;

@@ -58,6 +58,7 @@ pub fn execute(settings: &Settings) -> Result<ExitCode> {
             Phase::Profile => phases::profile::run(&run, &selected, settings)?,
             Phase::Memory => phases::memory::run(&run, &selected, settings)?,
             Phase::Ct => phases::ct::run(&run, &selected, settings)?,
+            Phase::Count => phases::count::run(&run, &selected, settings)?,
         }
     }
     phases::finish(&run)?;

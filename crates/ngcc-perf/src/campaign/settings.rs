@@ -29,6 +29,10 @@ pub const DEFAULT_CT_BUDGET_S: f64 = 300.0;
 pub const DEFAULT_CT_MEASUREMENTS: u64 = 20_000;
 /// ct phase: calls per taint stage under memcheck (`--ct-runs`).
 pub const DEFAULT_CT_RUNS: u32 = 3;
+/// count phase: counted calls per operation (`--count-calls`).
+pub const DEFAULT_COUNT_CALLS: u64 = 10;
+/// count phase: seconds per instance, shared by its operations (`--count-budget`).
+pub const DEFAULT_COUNT_BUDGET_S: f64 = 300.0;
 
 /// A campaign phase, in pipeline order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -44,6 +48,8 @@ pub enum Phase {
     Memory,
     /// Constant-time evidence (issue 17): opt-in, not part of `all`.
     Ct,
+    /// Instruction counts under callgrind (issue 35): opt-in, not part of `all`.
+    Count,
 }
 
 impl Phase {
@@ -57,7 +63,7 @@ impl Phase {
         Phase::Memory,
     ];
     /// Every phase that can be named, in pipeline order.
-    pub const NAMED: [Phase; 8] = [
+    pub const NAMED: [Phase; 9] = [
         Phase::Build,
         Phase::Kat,
         Phase::Baseline,
@@ -66,6 +72,7 @@ impl Phase {
         Phase::Profile,
         Phase::Memory,
         Phase::Ct,
+        Phase::Count,
     ];
 
     /// The name on the command line, in progress lines and in campaign.json host checks.
@@ -79,6 +86,7 @@ impl Phase {
             Phase::Profile => "profile",
             Phase::Memory => "memory",
             Phase::Ct => "ct",
+            Phase::Count => "count",
         }
     }
 
@@ -117,7 +125,9 @@ pub struct CampaignArgs {
     /// `baseline` (the ICCS helpers sm3hash, pseudohash, pseudoXOF built, self-tested against
     /// the Rust model and timed as hash instances `iccs/<label>`, e.g. `iccs/pseudoXOF-256`; opt-in)
     /// and `ct` (constant-time evidence per KEM/signature/KEX operation: a valgrind memcheck
-    /// secret-taint run on a `-g` build and a dudect fixed-vs-random timing test; opt-in).
+    /// secret-taint run on a `-g` build and a dudect fixed-vs-random timing test; opt-in)
+    /// and `count` (instructions, data accesses and simulated cache misses per call under
+    /// valgrind callgrind; opt-in).
     pub phases: String,
     /// Folder(s) searched recursively for candidate.toml files (repeat for several).
     #[arg(long, required = true)]
@@ -212,6 +222,13 @@ pub struct CampaignArgs {
     /// ct phase: calls per taint stage under memcheck.
     #[arg(long, default_value_t = DEFAULT_CT_RUNS)]
     pub ct_runs: u32,
+    /// count phase: counted calls per operation under callgrind (after the trials' warm-up).
+    #[arg(long, default_value_t = DEFAULT_COUNT_CALLS)]
+    pub count_calls: u64,
+    /// count phase: seconds per instance for all its operations (each job is killed at its
+    /// share; callgrind with its cache simulation runs code 50-100x slower than native).
+    #[arg(long, default_value_t = DEFAULT_COUNT_BUDGET_S)]
+    pub count_budget: f64,
 }
 
 /// The number of CPUs this process may use.
@@ -267,6 +284,9 @@ pub struct Settings {
     pub ct_budget_s: f64,
     pub ct_measurements: u64,
     pub ct_runs: u32,
+    /// count phase: counted calls per operation, seconds per instance.
+    pub count_calls: u64,
+    pub count_budget_s: f64,
 }
 
 impl Settings {
@@ -298,6 +318,8 @@ impl Settings {
             ct_budget_s: DEFAULT_CT_BUDGET_S,
             ct_measurements: DEFAULT_CT_MEASUREMENTS,
             ct_runs: DEFAULT_CT_RUNS,
+            count_calls: DEFAULT_COUNT_CALLS,
+            count_budget_s: DEFAULT_COUNT_BUDGET_S,
         }
     }
 
@@ -355,6 +377,8 @@ impl TryFrom<CampaignArgs> for Settings {
             ct_budget_s: a.ct_budget,
             ct_measurements: a.ct_measurements,
             ct_runs: a.ct_runs,
+            count_calls: a.count_calls,
+            count_budget_s: a.count_budget,
             ..defaults
         })
     }
@@ -396,7 +420,7 @@ mod tests {
         let e = Phase::parse_list("bild").unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown phase \"bild\" (phases: all, build, kat, baseline, calibrate, measure, profile, memory, ct)"
+            "unknown phase \"bild\" (phases: all, build, kat, baseline, calibrate, measure, profile, memory, ct, count)"
         );
     }
 }

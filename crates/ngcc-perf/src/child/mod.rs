@@ -2,6 +2,7 @@
 //! The worker limits itself, loads one library, does one job, and writes its JSON result to
 //! fd 3. Candidate code may crash, hang or lie; the orchestrator judges from outside.
 
+pub(crate) mod count;
 pub(crate) mod crash;
 pub(crate) mod ct;
 pub(crate) mod guard;
@@ -53,6 +54,7 @@ fn run_request(request: Request, nonce: &str, t_start: u64) -> Result<ExitCode> 
         Request::Profile(job) => serde_json::to_value(profile::run(&job, t_start))?,
         Request::Ct(job) => serde_json::to_value(ct::run(&job))?,
         Request::Verify(job) => serde_json::to_value(verify(&job))?,
+        Request::Count(job) => serde_json::to_value(count::run(&job))?,
         Request::Memory(job) => serde_json::to_value(heap::run(&job))?,
     };
     let mut obj = match result {

@@ -23,6 +23,8 @@ pub enum Request {
     /// Recomputes what a trial's last outputs (its `setup_dir`) must satisfy, in a fresh
     /// process (`child::verify`); the orchestrator compares.
     Verify(OpJob),
+    /// Instruction counts of one operation under callgrind (`child::count`).
+    Count(CountJob),
     /// Heap and stack of one operation on the heap-recording relink (`child::heap`).
     Memory(OpJob),
 }
@@ -45,6 +47,10 @@ impl Request {
             }
             Request::Vectors(j) => j.library = f.library,
             Request::Ct(j) => {
+                j.library = f.library;
+                j.setup_dir = f.setup_dir.unwrap_or_default();
+            }
+            Request::Count(j) => {
                 j.library = f.library;
                 j.setup_dir = f.setup_dir.unwrap_or_default();
             }
@@ -78,6 +84,11 @@ impl Job for Request {
                 kat_dir: None,
                 setup_dir: Some(j.setup_dir.clone()),
             },
+            Request::Count(j) => JobFiles {
+                library: j.library.clone(),
+                kat_dir: None,
+                setup_dir: Some(j.setup_dir.clone()),
+            },
         }
     }
 
@@ -91,6 +102,10 @@ impl Job for Request {
             }) => Some(crate::sandbox::jail::Tool {
                 program: valgrind_program().into(),
                 args: MEMCHECK_ARGS.iter().map(|a| a.to_string()).collect(),
+            }),
+            Request::Count(j) => Some(crate::sandbox::jail::Tool {
+                program: valgrind_program().into(),
+                args: callgrind_args(j.kind, &j.op).unwrap_or_default(),
             }),
             _ => None,
         }
@@ -122,6 +137,8 @@ impl Job for Request {
             Request::Ct(_) => CtOutput::deserialize(result)
                 .is_ok_and(|o| matches!(o.status, P::Complete | P::Failed)),
             Request::Verify(_) => VerifyOutput::deserialize(result)
+                .is_ok_and(|o| matches!(o.status, P::Complete | P::Failed)),
+            Request::Count(_) => CountOutput::deserialize(result)
                 .is_ok_and(|o| matches!(o.status, P::Complete | P::Failed)),
             Request::Memory(_) => MemoryOutput::deserialize(result)
                 .is_ok_and(|o| matches!(o.op.status, P::Complete | P::Failed)),
@@ -426,6 +443,9 @@ pub const MEMCHECK_ARGS: &[&str] = &[
     "--track-origins=no",
     "--num-callers=16",
     "--quiet",
+    // No gdbserver: its FIFOs are an IPC channel out of the job, and the jail's Landlock
+    // (applied before valgrind starts) lets no FIFO be made.
+    "--vgdb=no",
 ];
 
 /// One constant-time job: which operation, on which library, and which method.
@@ -522,4 +542,102 @@ pub enum Expect {
     File(String),
     /// This value.
     Equal(String),
+}
+
+/// The callgrind output file in the job's scratch folder: the dump after counted call i is
+/// `callgrind.out.<i>` (callgrind numbers its dumps from 1), the end-of-program dump is this
+/// name alone.
+pub const CALLGRIND_OUT: &str = "callgrind.out";
+
+/// callgrind options of the count job: collection off at start and toggled on entering and
+/// off leaving the shim's entry point of the operation (`--toggle-collect`, so only the
+/// library call counts, never our code around it); the cache simulation with a fixed cache
+/// model (not the host's, so counts do not depend on the machine); no per-line positions
+/// (libraries are built without -g).
+pub fn callgrind_args(kind: Kind, op: &Op) -> Option<Vec<String>> {
+    let mut args: Vec<String> = [
+        "--tool=callgrind",
+        "--collect-atstart=no",
+        "--cache-sim=yes",
+        "--dump-line=no",
+        "--compress-pos=no",
+        "--callgrind-out-file=callgrind.out",
+        "--quiet",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect();
+    args.extend(crate::dataset::count::CACHE_MODEL.args());
+    for entry in count_entry_points(kind, op)? {
+        args.push(format!("--toggle-collect={entry}"));
+    }
+    Some(args)
+}
+
+/// The shim's entry points whose calls are the counted operation (`None`: not countable,
+/// a KEX pass, whose steps share one entry point).
+pub fn count_entry_points(kind: Kind, op: &Op) -> Option<Vec<&'static str>> {
+    Some(match (kind, op) {
+        (Kind::Kem, Op::Keygen) => vec!["ngcc_kem_keygen"],
+        (Kind::Kem, Op::Enc) => vec!["ngcc_kem_enc"],
+        (Kind::Kem, Op::Dec) => vec!["ngcc_kem_dec"],
+        (Kind::Sig, Op::Keygen) => vec!["ngcc_sig_keygen"],
+        (Kind::Sig, Op::Sign) => vec!["ngcc_sig_sign"],
+        (Kind::Sig, Op::Verify) => vec!["ngcc_sig_verify"],
+        (Kind::Hash, _) => vec!["ngcc_hash"],
+        (Kind::Kex, Op::Exchange) => vec![
+            "ngcc_kex_init_a",
+            "ngcc_kex_init_b",
+            "ngcc_kex_pass",
+            "ngcc_kex_derive_a",
+            "ngcc_kex_derive_b",
+        ],
+        (Kind::Kex, Op::InitA) => vec!["ngcc_kex_init_a"],
+        (Kind::Kex, Op::InitB) => vec!["ngcc_kex_init_b"],
+        (Kind::Kex, Op::DeriveA) => vec!["ngcc_kex_derive_a"],
+        (Kind::Kex, Op::DeriveB) => vec!["ngcc_kex_derive_b"],
+        _ => return None,
+    })
+}
+
+/// One count job: the operation prepared as a trial prepares it (the calibration's saved
+/// setup when there is one, the same seed), the trial's warm-up calls, then `calls` calls,
+/// each dumped to its own callgrind file.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct CountJob {
+    pub limits: Limits,
+    pub library: PathBuf,
+    pub kind: Kind,
+    pub api: Api,
+    pub op: Op,
+    pub input_bytes: u64,
+    /// The calibration's saved setup, or an empty folder (the job builds the setup itself
+    /// from the same seed, as the calibration did).
+    pub setup_dir: PathBuf,
+    pub seed_tweak: u8,
+    pub warmups: u64,
+    pub calls: u64,
+}
+
+/// What a count job reports (facts only; the orchestrator reads the callgrind files).
+#[derive(Serialize, Deserialize, Debug, Clone, Default)]
+pub struct CountOutput {
+    pub status: ProcessStatus,
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Counted calls (each followed by one dump).
+    #[serde(default)]
+    pub calls: u64,
+    #[serde(default)]
+    pub warmups: u64,
+    /// `loaded` (the calibration's setup) or `built` (from the seed, in the job).
+    #[serde(default)]
+    pub setup: String,
+    /// The 48-byte seed the randomness was drawn from (hex), after the setup.
+    #[serde(default)]
+    pub seed: String,
+    #[serde(default)]
+    pub work_s: f64,
+    #[serde(default)]
+    pub sandbox: String,
 }

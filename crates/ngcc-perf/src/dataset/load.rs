@@ -40,6 +40,13 @@ pub struct LoadedCt {
     pub ct: super::schema::CtResult,
 }
 
+/// `count/<cand>/<label>__<op>.json` (ours; absent from reference datasets).
+#[derive(Clone, Debug)]
+pub struct LoadedCount {
+    pub path: String,
+    pub count: super::count::CountRecord,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Dataset {
     pub root: PathBuf,
@@ -48,6 +55,7 @@ pub struct Dataset {
     pub records: Vec<LoadedRecord>,
     pub profiles: Vec<LoadedProfile>,
     pub ct: Vec<LoadedCt>,
+    pub count: Vec<LoadedCount>,
 }
 
 /// A file that could not be read or parsed.
@@ -119,6 +127,12 @@ pub fn load_lenient(root: &Path) -> Result<(Dataset, Vec<LoadProblem>)> {
     for path in json_files(root, "ct", &mut problems) {
         match parse_file::<super::schema::CtResult>(root, &path) {
             Ok(ct) => ds.ct.push(LoadedCt { path, ct }),
+            Err(p) => problems.push(p),
+        }
+    }
+    for path in json_files(root, super::count::COUNT_DIR, &mut problems) {
+        match parse_file::<super::count::CountRecord>(root, &path) {
+            Ok(count) => ds.count.push(LoadedCount { path, count }),
             Err(p) => problems.push(p),
         }
     }

@@ -3,6 +3,7 @@
 
 pub(crate) mod catalog;
 pub(crate) mod catalog_init;
+pub mod count;
 pub mod guide;
 pub mod load;
 pub mod memory;

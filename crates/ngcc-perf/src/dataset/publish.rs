@@ -80,6 +80,15 @@ fn evidence_files(run: &Path) -> Vec<String> {
             .into_iter()
             .filter(|p| p.ends_with(".json") && name(p).contains("__")),
     );
+    // Count records and the callgrind text each was read from.
+    files.extend(
+        super::load::files_under(run, super::count::COUNT_DIR)
+            .into_iter()
+            .filter(|p| {
+                let raw = format!(".{}", super::count::RAW_EXT);
+                (p.ends_with(".json") || p.ends_with(&raw)) && name(p).contains("__")
+            }),
+    );
     files.extend(
         super::load::files_under(run, "kat")
             .into_iter()

@@ -570,9 +570,56 @@ pub struct NoiseCheck {
     pub spread: f64,
     /// Sample coefficient of variation of the samples' seconds.
     pub cv: f64,
-    /// Core cycles per counter tick, estimated at each point (`measure::core_clock`).
+    /// Core cycles per tick from a dependent-add chain, written by older versions only:
+    /// recent cores fold add-immediates in the renamer (several per cycle), so these values
+    /// are read (older datasets load) but never used to convert anything.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub core_cycles_per_tick: Vec<f64>,
+    /// The core clock per counter tick at each point, with its check (`measure::core_clock`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub core_clock: Vec<CoreClock>,
+}
+
+/// One core-clock estimate: a dependent `imul` chain (3 cycles each) timed by the counter,
+/// checked against a dependent-add chain and the CPU's nominal clock range.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct CoreClock {
+    /// Core cycles per tick by the multiply chain: 3 × multiplies / ticks (best repeat).
+    pub mul_cycles_per_tick: f64,
+    /// The same by the add chain (1 cycle per add): higher where the core folds adds.
+    pub add_cycles_per_tick: f64,
+    /// Counter ticks per second over the chains (CLOCK_MONOTONIC_RAW).
+    pub tick_hz: f64,
+    /// The core clock range the estimate must fall in, Hz.
+    pub nominal_low_hz: f64,
+    pub nominal_high_hz: f64,
+    pub nominal_source: NominalSource,
+    pub verdict: CoreClockVerdict,
+    /// Why the estimate is not used (`unknown` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+wire_enum! {
+    /// Where a core clock range comes from.
+    pub enum NominalSource {
+        /// cpufreq's cpuinfo_min_freq … cpuinfo_max_freq.
+        Cpufreq = "cpufreq",
+        /// The clock in the CPU's brand string (/proc/cpuinfo `model name`): half to 4.5 times it.
+        BrandString = "brand_string",
+        /// Neither: 0.4–6.5 GHz, every core clock on sale.
+        Plausible = "plausible",
+    }
+}
+
+wire_enum! {
+    /// Whether a core-clock estimate passed its check.
+    pub enum CoreClockVerdict {
+        /// Inside the nominal range and consistent with the add chain: usable to convert.
+        Measured = "measured",
+        /// Not usable: `compare` prints "core clock unknown" instead of a converted ratio.
+        Unknown = "unknown",
+    }
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -716,6 +763,10 @@ pub struct BuildEntry {
     /// value or digest. A verdict whose inputs differ from today's is stale and re-run.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub kat_inputs: BTreeMap<String, String>,
+    /// The jail layers every compiler, assembler and linker call of this build ran under
+    /// (the layers all of them had).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_containment: Option<Containment>,
     /// candidate.toml `security_target` (bits), for `ngcc-perf catalog`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub security_target: Option<u32>,
@@ -1201,6 +1252,13 @@ pub struct CtTaint {
     pub errors_outside: u64,
     /// Errors before the first stage (seeding, setup).
     pub errors_before_stages: u64,
+    /// valgrind client requests in the library that ran (issue 33): code that can tell
+    /// memcheck its secrets are defined. With any, the result is `forged`: no site proves
+    /// nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_requests: Option<super::count::ClientRequests>,
+    #[serde(default)]
+    pub forged: bool,
     pub wall_s: f64,
     /// The limits and jail layers in force, as the keeper reported them.
     #[serde(default)]

@@ -1,6 +1,8 @@
 //! Counters, planning, statistics (dudect's Welch tests too), host checks.
 
 pub mod calibration;
+pub mod callgrind;
+pub mod client_requests;
 pub mod core_clock;
 pub mod counter;
 pub mod crosscheck;

@@ -37,8 +37,8 @@ pub fn reference_loop(cpu: u32) -> f64 {
 /// estimate of the core clock per tick of `counter`.
 pub fn sample(check: &mut NoiseCheck, at: NoisePoint, cpu: u32, counter: Option<CounterKind>) {
     check.work = REFERENCE_WORK.into();
-    if let Some(f) = crate::measure::core_clock::core_cycles_per_tick(cpu, counter) {
-        check.core_cycles_per_tick.push(f);
+    if let Some(c) = crate::measure::core_clock::estimate(cpu, counter) {
+        check.core_clock.push(c);
     }
     for _ in 0..SAMPLES_PER_POINT {
         check.samples.push(NoiseSample {

@@ -56,13 +56,7 @@ pub fn plan(p: &Planning, t1: f64, setup: f64, iter_cost: Option<f64>) -> Plan {
     let trials_max = u64::from(p.trials);
     let t = iter_cost.unwrap_or(t1).max(t1).max(MIN_CALL_S);
 
-    let warmups = if t < 0.05 {
-        3
-    } else if t < 5.0 {
-        1
-    } else {
-        0
-    };
+    let warmups = warmup_calls(t);
     let min_per_trial = (p.min_total as f64 / p.trials as f64).ceil() as u64;
     // Ours: enough calls that the process's fixed cost stays within 1 − share of its wall.
     let share = p.min_timed_share.unwrap_or(0.0);
@@ -102,6 +96,18 @@ pub fn plan(p: &Planning, t1: f64, setup: f64, iter_cost: Option<f64>) -> Plan {
         separate_processes,
         estimated_s,
         timeout_per_process_s,
+    }
+}
+
+/// Warm-up calls of a trial process for an operation of `t` seconds per call (the count
+/// phase warms up the same way).
+pub fn warmup_calls(t: f64) -> u64 {
+    if t < 0.05 {
+        3
+    } else if t < 5.0 {
+        1
+    } else {
+        0
     }
 }
 

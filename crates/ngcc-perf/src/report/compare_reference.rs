@@ -41,8 +41,9 @@ pub struct Comparison {
     /// Our counter(s) (`tsc`, `perf_cycles`, …) for the note.
     pub counters: Vec<CounterKind>,
     pub host_unfixed: bool,
-    /// Core cycles per tick of our counter, estimated during our run (`measure::core_clock`).
-    pub core_cycles_per_tick: Option<f64>,
+    /// Core cycles per tick of our counter, estimated and checked during our run
+    /// (`measure::core_clock`), or why there is no usable estimate.
+    pub core_cycles_per_tick: Result<f64, String>,
     /// On the page, with no complete record of ours.
     pub not_measured: Vec<String>,
 }
@@ -114,11 +115,10 @@ pub fn compare(ds: &Dataset, page: &Page, time: bool) -> Comparison {
         rows,
         counters,
         host_unfixed,
-        core_cycles_per_tick: ds
-            .campaign
-            .noise
-            .as_ref()
-            .and_then(crate::measure::core_clock::run_estimate),
+        core_cycles_per_tick: match ds.campaign.noise.as_ref() {
+            Some(noise) => crate::measure::core_clock::run_estimate(noise),
+            None => Err("the run has no noise check, where the core clock is estimated".into()),
+        },
         not_measured,
     }
 }
@@ -129,7 +129,7 @@ pub fn core_estimate(c: &Comparison) -> Option<(f64, f64, f64, f64)> {
     if c.time || c.counters.iter().all(CounterKind::counts_core_cycles) {
         return None;
     }
-    let f = c.core_cycles_per_tick?;
+    let f = *c.core_cycles_per_tick.as_ref().ok()?;
     let (m, lo, hi) = median_range(
         c.rows
             .iter()
@@ -283,11 +283,17 @@ pub fn text(c: &Comparison, page_name: &str, ds_name: &str) -> String {
     if let Some((f, m, lo, hi)) = core_estimate(c) {
         let _ = writeln!(
             out,
-            "in estimated core cycles (ours × {f:.3}, the core cycles per tick a dependent-add chain took on our benchmark CPU during the run): ours/theirs median {} (range {}–{})",
+            "in estimated core cycles (ours × {f:.3}, the core cycles per tick a chain of dependent multiplies took on our benchmark CPU during the run, checked against the CPU's nominal clock): ours/theirs median {} (range {}–{})",
             format::ratio(m),
             format::ratio(lo),
             format::ratio(hi)
         );
+    } else if let (false, false, Err(why)) = (
+        c.time,
+        c.counters.iter().all(CounterKind::counts_core_cycles),
+        &c.core_cycles_per_tick,
+    ) {
+        let _ = writeln!(out, "core clock unknown ({why}): no ratio in core cycles.");
     }
     if c.host_unfixed {
         let _ = writeln!(
@@ -349,7 +355,7 @@ mod tests {
             rows: vec![row(0.5), row(0.6), row(0.55)],
             counters: vec![CounterKind::Tsc],
             host_unfixed: true,
-            core_cycles_per_tick: Some(1.6),
+            core_cycles_per_tick: Ok(1.6),
             not_measured: Vec::new(),
         };
         let (f, m, lo, hi) = core_estimate(&c).unwrap();
@@ -363,7 +369,13 @@ mod tests {
         c.time = true;
         assert_eq!(core_estimate(&c), None);
         c.time = false;
-        c.core_cycles_per_tick = None;
+        c.core_cycles_per_tick = Err("the run has no core-clock estimate".into());
         assert_eq!(core_estimate(&c), None);
+        let t = text(&c, "p", "d");
+        assert!(
+            t.contains("core clock unknown (the run has no core-clock estimate)")
+                && !t.contains("in estimated core cycles"),
+            "{t}"
+        );
     }
 }

@@ -374,6 +374,27 @@ pub fn containment_text(
     campaign: &crate::dataset::schema::Campaign,
     records: &[&crate::dataset::schema::Record],
 ) -> Option<String> {
+    Some(match containment(campaign, records)? {
+        Contained::Jailed(layers) => format!("candidate code ran jailed: {layers}"),
+        Contained::Uncontained => "UNCONTAINED: candidate code ran with the harness's own rights; its figures and verdicts could be forged".into(),
+    })
+}
+
+/// How candidate code ran, for the containment row and the site's banner (which words it
+/// differently: one sentence per banner).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Contained {
+    /// In the jail; the layers every process had, in words.
+    Jailed(String),
+    /// With the harness's own rights.
+    Uncontained,
+}
+
+/// See [`containment_text`].
+pub fn containment(
+    campaign: &crate::dataset::schema::Campaign,
+    records: &[&crate::dataset::schema::Record],
+) -> Option<Contained> {
     let mut common: Option<crate::dataset::schema::Containment> = None;
     for c in records
         .iter()
@@ -389,9 +410,9 @@ pub fn containment_text(
     }
     let c = common.or_else(|| campaign.containment.clone())?;
     Some(if c.uncontained() || campaign.allow_uncontained {
-        "UNCONTAINED: candidate code ran with the harness's own rights; its figures and verdicts could be forged".into()
+        Contained::Uncontained
     } else {
-        format!("candidate code ran jailed: {}", c.text())
+        Contained::Jailed(c.text())
     })
 }
 

@@ -152,6 +152,15 @@ impl RunDir {
             .join(format!("{label}__{op_key}.json"))
     }
 
+    /// `count/<cand>/<label>__<op>.json`: instruction counts of one operation; the raw
+    /// callgrind text beside it has the extension `callgrind`.
+    pub fn count_path(&self, cand: &str, label: &str, op_key: &str, ext: &str) -> PathBuf {
+        self.root
+            .join(crate::dataset::count::COUNT_DIR)
+            .join(cand)
+            .join(format!("{label}__{op_key}.{ext}"))
+    }
+
     /// `ct-build/<cand>/<label>/`: the `-g` build of the taint run (run-internal).
     pub fn ct_build_dir(&self, cand: &str, label: &str) -> PathBuf {
         self.root.join("ct-build").join(cand).join(label)

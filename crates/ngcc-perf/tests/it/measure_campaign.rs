@@ -148,6 +148,9 @@ fn toy_kem_is_measured_and_every_figure_recomputes() {
         "--out",
         site.to_str().unwrap(),
     ]);
+    // Every banner is one sentence on one subject; our run says how its code was contained.
+    let subjects = crate::site_banners::check_site(&site);
+    assert!(subjects.contains(&"candidate code"), "{subjects:?}");
     let summary = std::fs::read_to_string(site.join("test_1/summary.html")).unwrap();
     assert!(
         summary.contains("Key encapsulation"),

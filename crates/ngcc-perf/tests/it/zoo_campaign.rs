@@ -247,6 +247,38 @@ const ZOO: &[Entry] = &[
         detail: "extra source /etc/passwd resolves to /etc/passwd, outside the candidate's folder",
         ops: NONE,
     },
+    // The compiler and assembler run in the jail (issue 33): host files are not there
+    // (tests/it/zoo_build_jail.rs checks the layers and the logs).
+    Entry {
+        key: "zoo-host/control",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    Entry {
+        key: "zoo-host/incbin",
+        kat: "BUILDFAIL",
+        detail: "file not found: /etc/passwd",
+        ops: NONE,
+    },
+    Entry {
+        key: "zoo-host/include-host",
+        kat: "BUILDFAIL",
+        detail: "/etc/passwd: No such file or directory",
+        ops: NONE,
+    },
+    Entry {
+        key: "zoo-host/include-flag",
+        kat: "BUILDFAIL",
+        detail: "/etc/passwd: No such file or directory",
+        ops: NONE,
+    },
+    Entry {
+        key: "zoo-host/has-include",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
     // ---------------------------------------------------------------- NIST flavour, KEM
     // ---------------------------------------------------------------- ct (issue 17)
     // Well-behaved here; tests/it/ct_campaign.rs checks their constant-time evidence.

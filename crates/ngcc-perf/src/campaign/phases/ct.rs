@@ -105,6 +105,10 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
 pub fn line(r: &CtResult) -> String {
     let head = format!("ct {}/{} {}", r.candidate, r.label, r.operation.name());
     let taint = match &r.taint {
+        Some(t) if t.forged => format!(
+            "taint FORGED: the library contains {} valgrind client request(s)",
+            t.client_requests.as_ref().map_or(0, |c| c.found)
+        ),
         Some(t) if t.status == ProcessStatus::Complete => {
             let public = t.sites.iter().filter(|s| s.public_sk_data).count();
             let mut text = format!("{} sites", t.sites.len() - public);
@@ -294,7 +298,14 @@ fn taint_one(
     };
     let j = job(s, op, &lib.library, mode, limits(settings, timeout));
     let (out, outcome, copied) = run_job(run, &name, j, timeout)?;
+    // The library that ran under memcheck, scanned for client requests of its own.
+    let scan = std::fs::read(&lib.library)
+        .map(|b| crate::measure::client_requests::scan(&b, &lib.sha256))
+        .ok();
+    let forged = scan.as_ref().is_some_and(|c| c.found > 0);
     let mut t = CtTaint {
+        client_requests: scan,
+        forged,
         status: out.status.clone(),
         error: out.error.clone(),
         tool: tool.to_string(),

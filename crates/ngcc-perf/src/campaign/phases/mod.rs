@@ -1,10 +1,11 @@
 //! One driver per phase over the selected instances: `build`, `kat`, `baseline`,
-//! `calibrate`, `measure`, `profile`, `memory`, `ct`. Each reads what earlier phases wrote in the run directory, writes
+//! `calibrate`, `measure`, `profile`, `memory`, `ct`, `count`. Each reads what earlier phases wrote in the run directory, writes
 //! its own files atomically and skips work already done.
 
 pub mod baseline;
 pub mod build;
 pub mod calibrate;
+pub mod count;
 pub mod ct;
 pub mod kat;
 pub mod measure;

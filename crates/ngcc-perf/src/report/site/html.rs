@@ -282,7 +282,8 @@ pub fn doc_html(blocks: &[&Block], links: &LinkFn, filter_min_rows: usize) -> St
 /// A notice shown at the top of every page of a system.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Banner {
-    /// `warn` (host not fixed) or `info` (counter other than core cycles).
+    /// `warn` (host not fixed, code not contained) or `info` (how code was jailed, a counter
+    /// other than core cycles).
     pub kind: &'static str,
     pub text: String,
 }

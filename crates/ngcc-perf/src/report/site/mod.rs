@@ -108,23 +108,43 @@ fn check_name(kind: &str, id: &str) -> Result<()> {
     }
 }
 
-/// The banners of a system: host not fixed (warning) and a counter that is not core cycles.
+/// The banners of a system: host not fixed (warning), how candidate code was contained
+/// (a warning when it was not) and a counter that is not core cycles. Each is one sentence
+/// "System ID: <subject> …." about one of those subjects (`host`, `candidate code`,
+/// `cycle counter`), so a reader, or a program, can tell them apart.
 pub fn banners(view: &View) -> Vec<Banner> {
     let sys = view.sys;
-    view.honesty_rows(view.ds.records.iter().map(|r| &r.record))
+    let records: Vec<&crate::dataset::schema::Record> =
+        view.ds.records.iter().map(|r| &r.record).collect();
+    view.honesty_rows(records.iter().copied())
         .into_iter()
         .map(|(item, value)| {
             let value = value.plain();
-            if item == "host state" {
-                Banner {
+            match item.as_str() {
+                "host state" => Banner {
                     kind: "warn",
                     text: format!("System {sys}: host {value}."),
-                }
-            } else {
-                Banner {
+                },
+                "containment" => match super::model::containment(&view.ds.campaign, &records) {
+                    Some(super::model::Contained::Jailed(layers)) => Banner {
+                        kind: "info",
+                        text: format!("System {sys}: candidate code ran jailed ({layers})."),
+                    },
+                    _ => Banner {
+                        kind: "warn",
+                        text: format!(
+                            "System {sys}: candidate code ran uncontained, with the harness's own rights, so its figures and verdicts could be forged."
+                        ),
+                    },
+                },
+                "counter" => Banner {
                     kind: "info",
                     text: format!("System {sys}: cycle counter is {value}."),
-                }
+                },
+                other => Banner {
+                    kind: "info",
+                    text: format!("System {sys}: {other} is {value}."),
+                },
             }
         })
         .collect()

@@ -218,17 +218,92 @@ fn keep(order: &Order, started: Instant) -> Report {
             Err(e) => missing.push(format!("namespaces: {e}")),
         }
     }
-    if order.tool_run.is_some() {
-        // A tool makes processes and runs programs: without a PID and mount namespace
-        // nothing would end its tree or hide the host, so it does not run at all.
-        return failed(format!(
-            "a tool run needs user, PID and mount namespaces ({})",
-            missing.join("; ")
-        ));
-    }
-    let mut r = direct(order, &scratch, exe.as_raw_fd(), root, drop_uid, started);
+    let mut r = if let Some(run) = &order.tool_run {
+        direct_tool(order, run, &scratch, root, drop_uid, started)
+    } else {
+        direct(order, &scratch, exe.as_raw_fd(), root, drop_uid, started)
+    };
     r.containment.missing.splice(0..0, missing);
     r
+}
+
+/// A tool run without namespaces: a forked stand-in for the proxy (as root: own network,
+/// IPC and UTS namespace and the unprivileged uid) starts and follows the tool; Landlock
+/// and seccomp still apply to the tool, every path being its host path anyway.
+fn direct_tool(
+    order: &Order,
+    run: &super::ToolRun,
+    scratch: &Path,
+    root: bool,
+    drop_uid: bool,
+    started: Instant,
+) -> Report {
+    let off = |l: Layer| order.off.contains(&l);
+    let plan = match Plan::for_tool(
+        order,
+        run,
+        scratch,
+        !off(Layer::Landlock),
+        !off(Layer::Seccomp),
+    ) {
+        Ok(p) => p,
+        Err(e) => return failed(e),
+    };
+    let Some(exec) = plan.tool_run.as_ref() else {
+        return failed("no tool in the plan".into());
+    };
+    let (rep_r, rep_w) = match pipe() {
+        Ok(p) => p,
+        Err(e) => return failed(e),
+    };
+    let net = root && !off(Layer::NetNs);
+    // SAFETY: fork of this single-threaded process; the child never returns.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        // SAFETY: as above, in the child.
+        unsafe {
+            libc::close(TRUSTED_FD);
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if net {
+                let ok =
+                    libc::unshare(libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS)
+                        == 0;
+                super::worker::send(rep_w.as_raw_fd(), &Msg::Isolated { net: ok });
+            }
+            if drop_uid
+                && (libc::setgroups(0, std::ptr::null()) != 0
+                    || libc::setresgid(NOBODY, NOBODY, NOBODY) != 0
+                    || libc::setresuid(NOBODY, NOBODY, NOBODY) != 0)
+            {
+                libc::_exit(125);
+            }
+        }
+        super::tool_exec::run_tree(exec, rep_w.as_raw_fd());
+    }
+    if pid < 0 {
+        return failed(format!("fork: {}", std::io::Error::last_os_error()));
+    }
+    stop_goes_to(pid, STOP_SIGNAL);
+    drop(rep_w);
+    let mut early = Report::default();
+    if drop_uid || !root {
+        early.containment.layers.push(Layer::Unprivileged);
+    }
+    let (msgs, setup_s) = read_messages(rep_r, &early, started);
+    let mut status = 0;
+    // SAFETY: reaping our child.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    let mut report = Report { setup_s, ..early };
+    if msgs
+        .iter()
+        .any(|m| matches!(m, Msg::Isolated { net: true }))
+    {
+        report
+            .containment
+            .layers
+            .extend([Layer::NetNs, Layer::IpcNs, Layer::UtsNs]);
+    }
+    finish(report, msgs, None)
 }
 
 fn failed(error: String) -> Report {
@@ -275,6 +350,11 @@ fn finish(mut report: Report, msgs: Vec<Msg>, waited: Option<(WaitStatus, Usage)
                 report.error.get_or_insert(e);
             }
             Msg::Exec(e) => report.execs.push(e),
+            Msg::PreExec(a) => {
+                let kept = std::mem::take(&mut report.limits);
+                with_applied(&mut report.containment, &mut report.limits, &a);
+                report.limits = kept;
+            }
             Msg::Ready | Msg::Isolated { .. } => {}
         }
     }
@@ -291,7 +371,16 @@ fn finish(mut report: Report, msgs: Vec<Msg>, waited: Option<(WaitStatus, Usage)
     }
     report.containment.layers.sort();
     report.containment.layers.dedup();
+    drop_covered(&mut report.containment);
     report
+}
+
+/// A layer applied before a tool's exec is in force even where the worker inside the tool
+/// could not apply it again: its "missing" line goes.
+fn drop_covered(c: &mut Containment) {
+    let (ll, sc) = (c.has(Layer::Landlock), c.has(Layer::Seccomp));
+    c.missing
+        .retain(|m| !(ll && m.starts_with("landlock:") || sc && m.starts_with("seccomp:")));
 }
 
 fn write_file(path: &str, text: &str) -> Result<(), String> {
@@ -419,7 +508,17 @@ fn direct(
             .map_err(|e| format!("locating the ngcc-perf executable: {e}"))
             .and_then(|exe| super::ToolExec::new(t, &exe, scratch))
         {
-            Ok(t) => Some(t),
+            Ok(mut t) => {
+                let mut read_only = inner.read_only.clone();
+                read_only.extend(std::fs::canonicalize("/proc/self/exe"));
+                t.lock = Some(super::PreExec {
+                    read_only,
+                    read_write: inner.read_write.clone(),
+                    landlock: inner.landlock,
+                    seccomp: inner.seccomp,
+                });
+                Some(t)
+            }
             Err(e) => return failed(e),
         },
         None => None,

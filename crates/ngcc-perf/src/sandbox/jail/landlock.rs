@@ -56,6 +56,16 @@ pub fn restrict_tool(rules: &super::tool_exec::Rules) -> Result<u32, String> {
     restrict_rules(&all)
 }
 
+/// The worker's rules plus execution from `/usr`, applied before a job's tool (valgrind) is
+/// exec'd: its launcher execs the tool binary under /usr/libexec; the worker it then loads
+/// (by mmap, not exec) is only read.
+pub fn restrict_before_tool(read_only: &[PathBuf], read_write: &[PathBuf]) -> Result<u32, String> {
+    let mut all: Vec<_> = read_only.iter().map(|p| (p.clone(), read())).collect();
+    all.push(("/usr".into(), read() | AccessFs::Execute));
+    all.extend(read_write.iter().map(|p| (p.clone(), write())));
+    restrict_rules(&all)
+}
+
 fn restrict_rules(rules: &[(PathBuf, BitFlags<AccessFs>)]) -> Result<u32, String> {
     let err = |e: landlock::RulesetError| e.to_string();
     let mut rs = Ruleset::default()

@@ -148,6 +148,19 @@ pub struct ToolExec {
     /// Only `TMPDIR`: the scratch folder (valgrind writes its /proc emulation files there;
     /// a jail has no /tmp).
     pub envp: Vec<std::ffi::CString>,
+    /// Landlock and seccomp applied before the tool is exec'd (a tool may not pass the
+    /// worker's own calls to the kernel: valgrind 3.19 does not), as the worker would:
+    /// readable and writable paths as the worker sees them.
+    pub lock: Option<PreExec>,
+}
+
+/// The layers a job's tool gets before exec.
+#[derive(Debug, Clone, Default)]
+pub struct PreExec {
+    pub read_only: Vec<PathBuf>,
+    pub read_write: Vec<PathBuf>,
+    pub landlock: bool,
+    pub seccomp: bool,
 }
 
 impl ToolExec {
@@ -169,6 +182,7 @@ impl ToolExec {
             program: c(tool.program.as_os_str().as_encoded_bytes())?,
             argv,
             envp: vec![c(&env)?],
+            lock: None,
         })
     }
 }
@@ -221,6 +235,9 @@ pub enum Msg {
     /// The worker applied its own layers; written before the library is loaded, then the
     /// worker closes the pipe.
     Applied(Applied),
+    /// The layers applied before a job's tool was exec'd (they hold for the tool and the
+    /// worker inside it).
+    PreExec(Applied),
     /// The worker could not be started.
     ExecError(String),
     /// Without namespaces: whether the worker got its own network, IPC and UTS namespace.

@@ -170,8 +170,15 @@ impl Plan {
             JOB_LIBRARY.into(),
             JOB_SETUP.into(),
         ]);
-        if tool.is_some() {
+        let mut tool = tool;
+        if let Some(t) = tool.as_mut() {
             read_only.push(JOB_EXE.into());
+            t.lock = Some(super::PreExec {
+                read_only: read_only.clone(),
+                read_write: vec![JOB_SCRATCH.into()],
+                landlock,
+                seccomp,
+            });
         }
         Ok(Plan {
             binds,

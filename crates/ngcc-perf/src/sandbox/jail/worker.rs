@@ -45,6 +45,9 @@ pub fn exec(exe: RawFd, request: RawFd, report: RawFd, tool: Option<&super::Tool
         ];
         let envp: [*const libc::c_char; 1] = [std::ptr::null()];
         if let Some(t) = tool {
+            if let Some(lock) = &t.lock {
+                send(REPORT_FD, &Msg::PreExec(lock_before_tool(lock)));
+            }
             let mut argv: Vec<*const libc::c_char> = t.argv.iter().map(|a| a.as_ptr()).collect();
             argv.push(std::ptr::null());
             let mut env: Vec<*const libc::c_char> = t.envp.iter().map(|a| a.as_ptr()).collect();
@@ -69,6 +72,24 @@ pub fn exec(exe: RawFd, request: RawFd, report: RawFd, tool: Option<&super::Tool
         );
         libc::_exit(127);
     }
+}
+
+/// Landlock and seccomp for a job's tool, applied in the process that is about to exec it.
+fn lock_before_tool(lock: &super::PreExec) -> Applied {
+    let mut applied = Applied::default();
+    if lock.landlock {
+        match super::landlock::restrict_before_tool(&lock.read_only, &lock.read_write) {
+            Ok(abi) => applied.landlock_abi = Some(abi),
+            Err(e) => applied.landlock_missing = Some(e),
+        }
+    }
+    if lock.seccomp {
+        match super::seccomp::install_before_tool() {
+            Ok(()) => applied.seccomp = true,
+            Err(e) => applied.seccomp_missing = Some(e),
+        }
+    }
+    applied
 }
 
 /// The worker's start (`ngcc-perf __jailed`, see `child::jailed`): reads its [`Inner`]

@@ -1,0 +1,121 @@
+//! The count job (issue 35), inside the jail's worker run by callgrind (`Request::tool`).
+//! callgrind toggles collection on entering and off leaving the shim's entry point of the
+//! operation (`--toggle-collect`, see `protocol::callgrind_args`), so what is counted is the
+//! library call alone. This job prepares the operation exactly as a trial does (seed, the
+//! calibration's saved setup or the same setup built from the same seed, then a fresh
+//! seed, the trial's warm-up calls), zeroes the counters and dumps them after every counted
+//! call: one callgrind file per call, which the orchestrator reads.
+
+use super::library::Lib;
+use super::ops::{Runner, perf_seed, seed_library};
+use super::protocol::{CountJob, CountOutput};
+use crate::candidate::Kind;
+use crate::dataset::count::DUMP_PREFIX;
+use crate::dataset::schema::{Op, ProcessStatus};
+use crate::measure::counter::monotonic_raw_ns;
+
+/// callgrind client requests (csrc/count/count_client.c).
+mod client {
+    use std::ffi::{CString, c_char, c_int, c_uint};
+
+    unsafe extern "C" {
+        fn ngcc_count_client_available() -> c_int;
+        fn ngcc_count_running_on_valgrind() -> c_uint;
+        fn ngcc_count_zero();
+        fn ngcc_count_dump(name: *const c_char);
+    }
+
+    /// Whether this binary was built with callgrind.h (else every request is a no-op).
+    pub fn available() -> bool {
+        // SAFETY: returns a constant.
+        unsafe { ngcc_count_client_available() != 0 }
+    }
+
+    pub fn on_valgrind() -> bool {
+        // SAFETY: a client request; 0 outside valgrind.
+        unsafe { ngcc_count_running_on_valgrind() != 0 }
+    }
+
+    pub fn zero() {
+        // SAFETY: a client request without arguments.
+        unsafe { ngcc_count_zero() }
+    }
+
+    pub fn dump(name: &str) {
+        let c = CString::new(name).unwrap_or_default();
+        // SAFETY: a NUL-terminated string we own; callgrind copies it.
+        unsafe { ngcc_count_dump(c.as_ptr()) }
+    }
+}
+
+fn failed(mut out: CountOutput, e: String) -> CountOutput {
+    out.status = ProcessStatus::Failed;
+    out.error = Some(e);
+    out
+}
+
+pub fn run(job: &CountJob) -> CountOutput {
+    let mut out = CountOutput {
+        sandbox: super::sandbox(&job.limits),
+        ..CountOutput::default()
+    };
+    if !client::available() {
+        return failed(
+            out,
+            "this ngcc-perf was built without valgrind/callgrind.h: no count run possible".into(),
+        );
+    }
+    if !client::on_valgrind() {
+        return failed(out, "the count job is not running under valgrind".into());
+    }
+    super::crash::stage("dlopen (library constructors)");
+    let lib = match Lib::open(&job.library) {
+        Ok(l) => l,
+        Err(e) => return failed(out, format!("LOADFAIL: {e}")),
+    };
+    let op = if job.kind == Kind::Hash {
+        Op::Hash
+    } else {
+        job.op.clone()
+    };
+    if let Err(e) = seed_library(&lib, job.api, job.seed_tweak, None) {
+        return failed(out, e);
+    }
+    let loaded = job.setup_dir.join("setup.json").is_file();
+    super::crash::stage(&format!("setup for {op}"));
+    let mut runner =
+        match Runner::prepare(&lib, job.kind, &op, job.input_bytes, &job.setup_dir, false) {
+            Ok(r) => r,
+            Err(e) => return failed(out, e),
+        };
+    // A trial loads its setup and so starts its randomness at the seed: a setup built here
+    // drew from it, so the stream starts again.
+    if !loaded && let Err(e) = seed_library(&lib, job.api, job.seed_tweak, None) {
+        return failed(out, e);
+    }
+    out.setup = if loaded { "loaded" } else { "built" }.into();
+    out.seed = hex::encode_upper(perf_seed(job.seed_tweak));
+    super::crash::stage(&op.name());
+    let t0 = monotonic_raw_ns();
+    for _ in 0..job.warmups {
+        if let Err(e) = runner.call() {
+            return failed(out, format!("warm-up operation failed: {e}"));
+        }
+        out.warmups += 1;
+    }
+    client::zero();
+    for i in 1..=job.calls {
+        let r = runner.call();
+        client::dump(&format!("{DUMP_PREFIX} {i}"));
+        if let Err(e) = r {
+            return failed(out, format!("counted call {i} failed: {e}"));
+        }
+        out.calls += 1;
+    }
+    out.work_s = (monotonic_raw_ns() - t0) as f64 / 1e9;
+    if let Err(e) = runner.check_guards() {
+        return failed(out, format!("OVERFLOW: {e}"));
+    }
+    out.status = ProcessStatus::Complete;
+    out
+}

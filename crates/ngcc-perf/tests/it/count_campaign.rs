@@ -1,0 +1,141 @@
+//! Phase `count` through the binary on the count zoo (tests/zoo/count-kem: one toy KEM four
+//! ways). valgrind must be installed (CI installs it): these tests fail without it, never
+//! skip.
+
+use crate::common;
+use common::*;
+use ngcc_perf::dataset::count::CountRecord;
+use ngcc_perf::dataset::schema::{CtResult, ProcessStatus};
+use std::path::Path;
+
+fn count(run: &Path, label: &str, op: &str) -> CountRecord {
+    let path = run
+        .join("count/zoo-count")
+        .join(format!("{label}__{op}.json"));
+    ngcc_perf::util::read_json(&path).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()))
+}
+
+fn require_valgrind() {
+    assert!(
+        Path::new("/usr/bin/valgrind").is_file(),
+        "valgrind is not installed (apt-get install -y valgrind): the count tests need it"
+    );
+}
+
+#[test]
+fn the_count_zoo_is_counted_marked_and_validated() {
+    require_valgrind();
+    let zoo = manifest_dir().join("tests/zoo/count-kem");
+    let dir = scratch("count_zoo");
+    let run = dir.join("r");
+    let stderr = campaign_ok("build,kat,count", &zoo, &run, &["--count-calls", "4"]);
+    for label in ["count-base", "count-loop", "count-branch", "count-forged"] {
+        for op in ["keygen", "enc", "dec"] {
+            let r = count(&run, label, op);
+            assert_eq!(
+                r.status,
+                ProcessStatus::Complete,
+                "{label} {op}: {:?}",
+                r.error
+            );
+            assert_eq!(r.calls.len(), 4);
+            assert!(r.tool.starts_with("valgrind-3."), "{}", r.tool);
+            // No calibration ran: the job built the setup and warmed up as a fast trial.
+            assert_eq!((r.setup.as_str(), r.warmups), ("built", 3));
+            let s = r.summary.as_ref().expect("summary");
+            // A deterministic toy: the same instructions in every call.
+            assert!(s.constant_ir && s.ir_min > 0, "{label} {op}: {s:?}");
+            // Only count-forged's library holds a client request.
+            assert_eq!(r.valgrind_aware(), label == "count-forged", "{label}");
+            if op != "dec" {
+                // keygen and enc draw randomness: the harness's randombytes is a helper.
+                assert!(
+                    s.rng_share > 0.25 && s.hash_share == 0.0,
+                    "{label} {op}: {s:?}"
+                );
+            }
+        }
+        assert!(
+            stderr.contains(&format!("count zoo-count/{label} enc: ")),
+            "{stderr}"
+        );
+    }
+    let ir = |label: &str, op: &str| count(&run, label, op).calls[0].ir;
+    // The extra loop is in enc alone.
+    assert!(ir("count-loop", "enc") > ir("count-base", "enc") + 1000);
+    for op in ["keygen", "dec"] {
+        assert_eq!(ir("count-loop", op), ir("count-base", op), "{op}");
+    }
+    assert!(stderr.contains("[the library contains valgrind client requests]"));
+
+    // The ct phase marks the forged taint result; its honest twin is flagged, not marked.
+    let ct_args = [
+        "--only",
+        "count-branch,count-forged",
+        "--ct-budget",
+        "60",
+        "--ct-measurements",
+        "1000",
+    ];
+    let stderr = campaign_ok("ct", &zoo, &run, &ct_args);
+    let ct = |label: &str| -> CtResult {
+        ngcc_perf::util::read_json(&run.join(format!("ct/zoo-count/{label}__dec.json"))).unwrap()
+    };
+    let honest = ct("count-branch");
+    let t = honest.taint.as_ref().unwrap();
+    assert!(!t.forged && !t.sites.is_empty(), "{t:?}");
+    let forged = ct("count-forged");
+    let t = forged.taint.as_ref().unwrap();
+    assert!(t.forged, "{t:?}");
+    assert!(
+        t.sites.is_empty(),
+        "the client request unmarked the key: {t:?}"
+    );
+    assert!(
+        stderr.contains("ct zoo-count/count-forged dec: taint FORGED"),
+        "{stderr}"
+    );
+
+    // Published, validated (every call recomputed from its callgrind text), and tampering
+    // with a dump is named.
+    let data = dir.join("data");
+    let cat = dir.join("cat");
+    publish_ok(&run, "count-test", &data);
+    catalog_ok(&data, &cat);
+    let ok = validate(&data, &cat, None);
+    assert!(ok.status.success(), "{}", text(&ok));
+    assert!(
+        text(&ok).contains("count: 12 record(s), 48 call(s) recomputed from their callgrind text"),
+        "{}",
+        text(&ok)
+    );
+    let pages = dir.join("pages");
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    run_ok(&[
+        "report",
+        &path(&data),
+        "--catalog",
+        &path(&cat),
+        "--out",
+        &path(&pages),
+    ]);
+    let raw = data.join("count/zoo-count/count-base__enc.callgrind");
+    let t = std::fs::read_to_string(&raw).unwrap();
+    let ir0 = ir("count-base", "enc");
+    let bad = t.replacen(
+        &format!("summary: {ir0}"),
+        &format!("summary: {}", ir0 + 1),
+        1,
+    );
+    assert_ne!(bad, t);
+    // The same text with one more instruction in a cost line.
+    let bad = bad.replacen("\n0 10 ", "\n0 11 ", 1);
+    std::fs::write(&raw, bad).unwrap();
+    let v = validate(&data, &cat, None);
+    assert_eq!(v.status.code(), Some(1));
+    assert!(
+        text(&v).contains("count/zoo-count/count-base__enc.json: count/zoo-count/count-base__enc.callgrind has sha256"),
+        "{}",
+        text(&v)
+    );
+}

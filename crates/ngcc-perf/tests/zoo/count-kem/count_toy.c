@@ -1,0 +1,84 @@
+/* Toy KEM of the count zoo (tests/it/count_campaign.rs), the ct zoo's toy: sk random,
+ * pk = sk ^ 0x5c; ct = r ^ pk; ss[i] = r[i] ^ rotl1(r[16+i]); dec recovers r = ct ^ sk ^ 0x5c.
+ * Not cryptography. Variants (same KAT):
+ * - COUNT_EXTRA_ENC: an extra loop in enc (work the count phase's gate must catch in enc alone);
+ * - COUNT_SECRET_BRANCH: a branch on secret data in dec (the ct taint run flags it);
+ * - COUNT_FORGE: that branch, and dec first tells memcheck the secret key is defined, with a
+ *   valgrind client request written out here (the fixed preamble of valgrind.h, then the
+ *   request marker), so the taint run sees no secret: the ct record must say forged. */
+#include <stddef.h>
+#include "api.h"
+#include "randombytes.h"
+
+static unsigned char rotl1(unsigned char x) {
+    return (unsigned char)((x << 1) | (x >> 7));
+}
+
+#if defined(COUNT_EXTRA_ENC) || defined(COUNT_SECRET_BRANCH)
+static volatile unsigned char sink;
+#endif
+
+#ifdef COUNT_FORGE
+/* memcheck's MAKE_MEM_DEFINED request ('M','C' tool base + 2) on [p, p+n). */
+static void forge_defined(const void *p, unsigned long n) {
+    volatile unsigned long args[6] = {0x4d430002UL, (unsigned long)p, n, 0, 0, 0};
+    unsigned long result = 0;
+#if defined(__x86_64__)
+    __asm__ volatile("rolq $3,  %%rdi ; rolq $13, %%rdi\n\t"
+                     "rolq $61, %%rdi ; rolq $51, %%rdi\n\t"
+                     "xchgq %%rbx,%%rbx"
+                     : "=d"(result)
+                     : "a"(&args[0]), "0"(result)
+                     : "cc", "memory");
+#endif
+    (void)result;
+}
+#endif
+
+static void derive(unsigned char *ss, const unsigned char *r) {
+    for (int i = 0; i < 16; i++) {
+        ss[i] = (unsigned char)(r[i] ^ rotl1(r[16 + i]));
+    }
+}
+
+int CTTOY_crypto_kem_keypair(unsigned char *pk, unsigned char *sk) {
+    randombytes(sk, 32);
+    for (int i = 0; i < 32; i++) {
+        pk[i] = sk[i] ^ 0x5c;
+    }
+    return 0;
+}
+
+int CTTOY_crypto_kem_enc(unsigned char *ct, unsigned char *ss, const unsigned char *pk) {
+    unsigned char r[32];
+    randombytes(r, 32);
+    for (int i = 0; i < 32; i++) {
+        ct[i] = r[i] ^ pk[i];
+    }
+#ifdef COUNT_EXTRA_ENC
+    for (int k = 0; k < 1000; k++) { /* COUNT-EXTRA */
+        sink = (unsigned char)k;
+    }
+#endif
+    derive(ss, r);
+    return 0;
+}
+
+int CTTOY_crypto_kem_dec(unsigned char *ss, const unsigned char *ct, const unsigned char *sk) {
+    unsigned char r[32];
+#ifdef COUNT_FORGE
+    forge_defined(sk, 32);
+#endif
+    for (int i = 0; i < 32; i++) {
+        r[i] = ct[i] ^ sk[i] ^ 0x5c;
+    }
+    derive(ss, r);
+#ifdef COUNT_SECRET_BRANCH
+    for (int i = 0; i < 16; i++) {
+        if (r[16 + i] & 0x80) { /* COUNT-BRANCH */
+            sink = (unsigned char)i;
+        }
+    }
+#endif
+    return 0;
+}
