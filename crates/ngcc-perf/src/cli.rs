@@ -124,6 +124,8 @@ pub fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Cmd::Demo(a) => crate::demo::run(a),
         Cmd::Iccs(a) => crate::iccs::run(a),
         Cmd::Samples(a) => crate::samples::run(a),
+        // NGCC packages are learned from their own builds, run jailed (layer `observe`).
+        Cmd::Import(a) if a.source == "ngcc" => crate::observe::cli(&a),
         Cmd::Import(a) => crate::candidate::import::run(a),
         Cmd::Campaign(a) => crate::campaign::run(a),
         Cmd::Check(a) => crate::measure::host::run_check(a),

@@ -16,6 +16,7 @@ pub mod iccs;
 pub mod journal;
 pub mod kat;
 pub mod measure;
+pub mod observe;
 pub mod profile;
 pub mod report;
 pub mod rundir;

@@ -43,6 +43,20 @@ pub struct ImportArgs {
     /// ngcc: print the table of instances found and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// ngcc: a folder of the reference harness's per-candidate manifests
+    /// (`<id>/kat.sha256`): DIR is then a submission tree, every package below it is
+    /// imported to `--out CANDS/<id>/`, its id the manifest its instance labels match.
+    #[arg(long, value_name = "DIR")]
+    pub harness: Option<PathBuf>,
+    /// ngcc: build observations (and packages) run in parallel, at most N at once (default 2).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// ngcc: read the build files as text only; never run a package's build.
+    #[arg(long = "static")]
+    pub static_only: bool,
+    /// ngcc: wall-time bound of one jailed build observation, in seconds (default 300).
+    #[arg(long, value_name = "S", hide = true)]
+    pub observe_timeout: Option<f64>,
     /// Also import avx2 implementations this CPU cannot run (they will fail their KAT).
     #[arg(long)]
     pub all_impls: bool,
@@ -64,6 +78,10 @@ impl ImportArgs {
             iccs_helpers: None,
             overrides: None,
             dry_run: false,
+            harness: None,
+            jobs: None,
+            static_only: false,
+            observe_timeout: None,
             all_impls: false,
             family,
         }

@@ -17,6 +17,7 @@ pub(crate) mod memory;
 pub(crate) mod ops;
 pub(crate) mod profile;
 pub mod protocol;
+pub(crate) mod rawtrap;
 pub(crate) mod rng;
 pub(crate) mod stack;
 

@@ -150,6 +150,7 @@ pub fn render(v: &View, cand: &str) -> Result<Doc> {
         ]);
     }
     d.table(res);
+    super::resources::section(v, cand, &labels, &mut d);
 
     if !is_hash {
         sizes_section(v, cand, &labels, &mut d)?;

@@ -515,6 +515,9 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     };
     let (a_name, b_name) = (name(&a, &args.a), name(&b, &b_path));
     let mut report = text(&c, &a_name, &b_name);
+    for l in super::resources::compare_lines(&a, &b) {
+        let _ = writeln!(report, "{l}");
+    }
     let mut banners = banners_of(&a, "A", a.campaign.system_id.as_deref().unwrap_or("?"));
     banners.extend(banners_of(
         &b,

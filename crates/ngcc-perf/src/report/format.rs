@@ -160,6 +160,23 @@ pub fn mib_from_kib(kib: u64) -> String {
     format!("{} MiB", kib / 1024)
 }
 
+/// A relative change with its sign, one decimal: `+20.0%`, `−5.0%`, `0.0%`.
+pub fn signed_pct(x: f64) -> String {
+    let p = 100.0 * x;
+    if format!("{:.1}", p.abs()) == "0.0" {
+        "0.0%".into()
+    } else if p > 0.0 {
+        format!("+{p:.1}%")
+    } else {
+        format!("−{:.1}%", -p)
+    }
+}
+
+/// A memory figure in whole bytes, exact (the resource tables: `196608`).
+pub fn memory_bytes(n: u64) -> String {
+    n.to_string()
+}
+
 /// `32 B`, `1 KiB`, `64 KiB`; a size that is not a whole number of KiB stays in bytes.
 pub fn size_text(n: u64) -> String {
     if n >= 1024 && n.is_multiple_of(1024) {

@@ -12,6 +12,7 @@ pub(crate) mod model;
 pub(crate) mod ordered_page;
 pub(crate) mod ranking;
 pub mod reference_page;
+pub(crate) mod resources;
 pub(crate) mod site;
 pub(crate) mod summary;
 pub(crate) mod survey;

@@ -22,8 +22,9 @@ const LAYERS: &[&[&str]] = &[
     &["rundir", "sandbox", "candidate", "measure"],
     // What runs inside the sandboxed child.
     &["child"],
-    // Libraries that know nothing of the campaign.
-    &["build", "kat"],
+    // Libraries that know nothing of the campaign; `observe` runs a package's own build in
+    // the jail to learn its instances.
+    &["build", "kat", "observe"],
     &["profile"],
     // Pages, site, comparison: pure functions of a dataset.
     &["report"],

@@ -25,6 +25,7 @@ mod measure_timing;
 mod memory_phase;
 mod merge_shards;
 mod ngcc_import;
+mod ngcc_tree;
 mod object_cache;
 mod ordered_pages;
 mod own_code;

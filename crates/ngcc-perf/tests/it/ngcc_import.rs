@@ -19,9 +19,12 @@ use common::*;
 use ngcc_perf::dataset::schema::{BuildStatus, FlagSetName, HelperOrigin, KatStatus, Record};
 use std::path::{Path, PathBuf};
 
+/// The static reader alone (`--static`): these tests pin what it reads from build files;
+/// tests/it/ngcc_tree.rs covers learning from the build.
 fn import(args: &[&str]) -> std::process::Output {
     let mut all = vec!["import", "ngcc"];
     all.extend_from_slice(args);
+    all.push("--static");
     run_ok(&all)
 }
 
@@ -554,8 +557,9 @@ fn bad_import_input_is_a_one_line_error() {
             "no such package folder",
         ),
         (
+            // Without --id the folder is a submission tree.
             vec!["import", "ngcc", s(dir.path()), "--dry-run"],
-            "--id ID is required",
+            "no package below",
         ),
         (
             vec!["import", "ngcc", s(dir.path()), "--id", "x", "--dry-run"],

@@ -3,7 +3,7 @@
 //! say which sources, definitions and include folders each executable or library has.
 
 use super::model::{BuildModel, Item, Program, expand_glob, normalize, shell_words};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use regex_lite::Regex;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -40,6 +40,8 @@ struct Callable {
 
 #[derive(Default)]
 struct CMake {
+    /// Only files inside it are read.
+    package: PathBuf,
     root: PathBuf,
     vars: HashMap<String, String>,
     targets: Vec<(Program, DirScope, PathBuf)>,
@@ -49,9 +51,10 @@ struct CMake {
     files: Vec<PathBuf>,
 }
 
-pub fn read(path: &Path) -> Result<BuildModel> {
+pub fn read(path: &Path, package: &Path) -> Result<BuildModel> {
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut cm = CMake {
+        package: package.to_path_buf(),
         root: dir.clone(),
         ..CMake::default()
     };
@@ -343,8 +346,15 @@ impl CMake {
             return Ok(());
         }
         self.files.push(path.to_path_buf());
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let text = match super::safe::read_text(path, &self.package) {
+            Ok(t) => t,
+            // An included file is one note; only the top file's absence is an error.
+            Err(e) if depth > 0 => {
+                self.notes.push(format!("PROBLEM: {e:#}"));
+                return Ok(());
+            }
+            Err(e) => return Err(e.context(format!("reading {}", path.display()))),
+        };
         let rel = path
             .strip_prefix(&self.root)
             .unwrap_or(path)
@@ -938,7 +948,7 @@ mod tests {
              add_executable(kat src/KAT/KAT_KEM.c)\ntarget_link_libraries(kat PRIVATE toy m)\n",
         )
         .unwrap();
-        let m = read(&d.join("CMakeLists.txt")).unwrap();
+        let m = read(&d.join("CMakeLists.txt"), d).unwrap();
         let names: Vec<&str> = m.programs.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["toy", "test_1", "test_2", "kat"]);
         let toy = &m.programs[0];
@@ -987,7 +997,7 @@ mod tests {
              kat_for(1)\nkat_for(3)\n",
         )
         .unwrap();
-        let m = read(&d.join("CMakeLists.txt")).unwrap();
+        let m = read(&d.join("CMakeLists.txt"), d).unwrap();
         assert_eq!(m.programs.len(), 2);
         assert_eq!(m.programs[1].name, "KAT_3");
         let defs: Vec<&str> = m.programs[1]

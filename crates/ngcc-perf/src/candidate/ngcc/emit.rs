@@ -105,6 +105,12 @@ fn instance(out: &mut String, f: &Found) {
     let _ = writeln!(out, "# folder: {}", f.folder);
     let _ = writeln!(out, "# label: from {}", f.label_why);
     let _ = writeln!(out, "# build: {}", f.build);
+    if !f.learned.is_empty() {
+        let _ = writeln!(out, "# learned: {}", f.learned);
+    }
+    for d in &f.disagreements {
+        comment_lines(out, "DISAGREES (build vs static reader): ", d);
+    }
     let _ = writeln!(out, "# sources: {}", f.sources_why);
     let _ = writeln!(out, "# helpers: {}", f.helpers);
     for d in &f.dropped {
@@ -165,10 +171,12 @@ fn instance(out: &mut String, f: &Found) {
 
 /// The table `--dry-run` prints (and an import shows): one row per instance, then problems.
 pub fn table(imp: &Imported) -> String {
-    let head = ["label", "folder", "build", "sources", "defines", "helpers"];
+    let head = [
+        "label", "folder", "build", "learned", "sources", "defines", "helpers",
+    ];
     // Folders without the part all share.
     let shared = common_prefix(imp.found.iter().map(|f| f.folder.as_str()));
-    let rows: Vec<[String; 6]> = imp
+    let rows: Vec<[String; 7]> = imp
         .found
         .iter()
         .map(|f| {
@@ -193,6 +201,11 @@ pub fn table(imp: &Imported) -> String {
                     format!("…/{}", &f.folder[shared.len()..])
                 },
                 build,
+                match (f.learned.as_str(), f.disagreements.len()) {
+                    ("", _) => "-".to_string(),
+                    (l, 0) => l.to_string(),
+                    (l, n) => format!("{l} ({n} disagreement(s))"),
+                },
                 sources,
                 if defines.trim().is_empty() {
                     "-".into()
@@ -215,7 +228,12 @@ pub fn table(imp: &Imported) -> String {
     for l in crate::util::columns(&head, &rows) {
         let _ = writeln!(out, "{l}");
     }
-    let problems = all_problems(imp);
+    let mut problems = all_problems(imp);
+    for f in &imp.found {
+        for d in &f.disagreements {
+            problems.push(format!("{}: build vs static reader: {d}", f.label));
+        }
+    }
     if problems.is_empty() {
         let _ = writeln!(out, "problems: none");
     } else {

@@ -46,6 +46,8 @@ struct Rule {
 
 #[derive(Default)]
 struct Make {
+    /// Only files inside it are read (an include leaving it is a note, never read).
+    package: PathBuf,
     dir: PathBuf,
     file_name: String,
     vars: HashMap<String, Var>,
@@ -68,10 +70,11 @@ struct Ctx {
 const MAX_DEPTH: usize = 40;
 
 /// Reads `path` (and files it includes) into programs.
-pub fn read(path: &Path) -> Result<BuildModel> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+pub fn read(path: &Path, package: &Path) -> Result<BuildModel> {
+    let text = super::safe::read_text(path, package)
+        .with_context(|| format!("reading {}", path.display()))?;
     let mut mk = Make {
+        package: package.to_path_buf(),
         dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
         file_name: path
             .file_name()
@@ -258,14 +261,24 @@ impl Make {
                 let files = self.expand(&t[word.len()..], &Ctx::default(), 0);
                 for f in files.split_whitespace() {
                     let p = self.dir.join(f);
-                    match std::fs::read_to_string(&p) {
+                    if !p.exists() && super::safe::outside(&p, &self.package).is_none() {
+                        self.notes
+                            .push(format!("{}: include {f} not found", self.from(file, n)));
+                        continue;
+                    }
+                    match super::safe::read_text(&p, &self.package) {
                         Ok(text) if depth < 8 => {
                             let name = f.to_string();
                             self.parse(&text, &name, depth + 1);
                         }
-                        _ => self
-                            .notes
-                            .push(format!("{}: include {f} not found", self.from(file, n))),
+                        Ok(_) => self.notes.push(format!(
+                            "{}: include {f} nested too deep: not read",
+                            self.from(file, n)
+                        )),
+                        Err(e) => self.notes.push(format!(
+                            "PROBLEM: {}: include {f}: {e:#}",
+                            self.from(file, n)
+                        )),
                     }
                 }
                 continue;
@@ -1136,7 +1149,7 @@ mod tests {
             std::fs::write(p, "int x;\n").unwrap();
         }
         std::fs::write(dir.path().join("Makefile"), text).unwrap();
-        let m = read(&dir.path().join("Makefile")).unwrap();
+        let m = read(&dir.path().join("Makefile"), dir.path()).unwrap();
         (dir, m)
     }
 

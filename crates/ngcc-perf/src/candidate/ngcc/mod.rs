@@ -5,10 +5,11 @@
 mod cmake;
 mod emit;
 mod makefile;
-mod model;
+pub(crate) mod model;
 mod overrides;
-mod package;
-mod script;
+pub(crate) mod package;
+pub(crate) mod safe;
+pub(crate) mod script;
 
 use crate::candidate::exclude::excluded_path;
 use crate::candidate::kat_manifest::Manifest;
@@ -63,6 +64,31 @@ pub struct Found {
     pub instance: Instance,
     /// Hashes of every source and header the instance compiles.
     pub digest: String,
+    /// How the instance was learned: `build` (its own build, observed), `static` (the build
+    /// files read as text), `folder` (no build system: the folder's files), `override`.
+    pub learned: String,
+    /// Where the build's answer and the static reader's differ (empty when they agree or
+    /// only one answered).
+    pub disagreements: Vec<String>,
+    /// A build program was chosen for the instance (not the default glob).
+    pub chosen: bool,
+}
+
+/// What running a folder's own build said (computed by `observe`, which runs it jailed).
+#[derive(Clone)]
+pub enum Observation {
+    /// The build ran: its programs, every path mapped back into the package, and how it ran
+    /// (`make`, `cmake codemodel`, `sh build.sh`, `README.txt command`).
+    Built { model: BuildModel, how: String },
+    /// The folder (and the folders above it in the package) have no build system.
+    NoBuild,
+    /// The build could not run or failed: why, with its log's tail.
+    Failed(String),
+}
+
+/// Runs an instance folder's own build (the importer itself never runs anything).
+pub trait Observer: Sync {
+    fn observe(&self, package: &Path, folder: &Folder) -> Observation;
 }
 
 /// The import's result: the candidate and the notes the manifest and table show.
@@ -76,27 +102,29 @@ pub struct Imported {
 }
 
 pub fn run(opts: &Options, out: Option<&Path>, dry_run: bool) -> Result<ExitCode> {
-    let imp = import(opts)?;
+    run_with(opts, out, dry_run, None)
+}
+
+/// `run`, learning each instance from its own build when `observer` is given.
+pub fn run_with(
+    opts: &Options,
+    out: Option<&Path>,
+    dry_run: bool,
+    observer: Option<&dyn Observer>,
+) -> Result<ExitCode> {
+    let imp = import_with(opts, observer)?;
     print!("{}", emit::table(&imp));
     if dry_run {
         return Ok(ExitCode::SUCCESS);
     }
     let out =
         out.ok_or_else(|| Failure::usage("import ngcc: --out DIR is required (or --dry-run)"))?;
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let path = out.join("candidate.toml");
-    atomic_write(&path, emit::manifest(&imp).as_bytes())?;
-    if let Some(text) = &imp.manifest_text {
-        atomic_write(&out.join("kat.sha256"), text.as_bytes())?;
-    }
-    // The manifest must load as any other would.
-    Candidate::load(&path)
-        .with_context(|| format!("{} as written does not load", path.display()))?;
+    write(&imp, out)?;
     println!(
         "import ngcc: {} instances, {} problem(s) -> {}",
         imp.found.len(),
         imp.problems.len() + imp.found.iter().map(|f| f.problems.len()).sum::<usize>(),
-        path.display()
+        out.join("candidate.toml").display()
     );
     // Manifest paths outside the candidates folder are refused unless allowed (build::guard).
     let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
@@ -118,7 +146,32 @@ pub fn run(opts: &Options, out: Option<&Path>, dry_run: bool) -> Result<ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
+/// The import's table, for callers that print several.
+pub fn table(imp: &Imported) -> String {
+    emit::table(imp)
+}
+
+/// Writes `out/candidate.toml` (and `kat.sha256`) and checks the manifest loads.
+pub fn write(imp: &Imported, out: &Path) -> Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let path = out.join("candidate.toml");
+    atomic_write(&path, emit::manifest(imp).as_bytes())?;
+    if let Some(text) = &imp.manifest_text {
+        atomic_write(&out.join("kat.sha256"), text.as_bytes())?;
+    }
+    // The manifest must load as any other would.
+    Candidate::load(&path)
+        .with_context(|| format!("{} as written does not load", path.display()))?;
+    Ok(())
+}
+
 pub fn import(opts: &Options) -> Result<Imported> {
+    import_with(opts, None)
+}
+
+/// `import`, learning each instance from its own build when `observer` is given; the static
+/// reader then answers too, as the fallback and the cross-check.
+pub fn import_with(opts: &Options, observer: Option<&dyn Observer>) -> Result<Imported> {
     let id_ok = !opts.id.is_empty()
         && opts
             .id
@@ -197,7 +250,7 @@ pub fn import(opts: &Options) -> Result<Imported> {
     let official = helpers_dir.as_deref();
     let mut found: Vec<Found> = Vec::new();
     for (folder, (label, naming)) in folders.iter().zip(names) {
-        let mut f = instance(&package, folder, kind, official);
+        let mut f = learn(&package, folder, kind, official, observer);
         f.label = label.clone();
         f.label_why = match naming {
             Naming::Exact => "kat.sha256 (the folder names give the same label)".into(),
@@ -227,6 +280,7 @@ pub fn import(opts: &Options) -> Result<Imported> {
                 }
                 for change in io.apply(&mut f.instance) {
                     f.overrides.push(format!("{change} ({})", o.why));
+                    f.learned = format!("{}+override", f.learned);
                 }
             }
         }
@@ -243,10 +297,16 @@ pub fn import(opts: &Options) -> Result<Imported> {
         .iter()
         .find_map(|o| o.algorithm.clone())
         .unwrap_or_else(|| algorithm_name(&labels, &package));
-    let mut header = vec![format!(
-        "Written by `ngcc-perf import ngcc` from the package {} (its build files were read, never run).",
-        package.display()
-    )];
+    let mut header = vec![match observer {
+        None => format!(
+            "Written by `ngcc-perf import ngcc` from the package {} (its build files were read, never run).",
+            package.display()
+        ),
+        Some(_) => format!(
+            "Written by `ngcc-perf import ngcc` from the package {}: each instance learned from its own build, run in the jail on a copy (CMake: configure only, the file API's codemodel; Make, scripts, README commands: every compiler call traced); the build files read as text cross-check it and answer where the build cannot.",
+            package.display()
+        ),
+    }];
     header.push(match &opts.kat_manifest {
         Some(p) => format!(
             "KAT manifest: kat.sha256 next to this file, copied from {}.",
@@ -319,7 +379,7 @@ fn algorithm_name(labels: &[String], package: &Path) -> String {
 }
 
 /// Build files of a folder, in the order they are tried.
-fn build_files(dir: &Path) -> Vec<(PathBuf, &'static str)> {
+pub(crate) fn build_files(dir: &Path) -> Vec<(PathBuf, &'static str)> {
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return out;
@@ -362,16 +422,16 @@ fn build_files(dir: &Path) -> Vec<(PathBuf, &'static str)> {
     out
 }
 
-fn read_model(path: &Path, kind: &'static str) -> Result<BuildModel> {
+fn read_model(path: &Path, kind: &'static str, package: &Path) -> Result<BuildModel> {
     match kind {
-        "Makefile" => makefile::read(path),
-        "CMake" => cmake::read(path),
-        k => script::read(path, k),
+        "Makefile" => makefile::read(path, package),
+        "CMake" => cmake::read(path, package),
+        k => script::read(path, k, package),
     }
 }
 
 /// A KAT driver among a program's inputs (official `KAT_*.c`, NIST `PQCgenKAT*`).
-fn is_kat_driver(path: &str) -> bool {
+pub(crate) fn is_kat_driver(path: &str) -> bool {
     let name = Path::new(path)
         .file_name()
         .unwrap_or_default()
@@ -497,23 +557,23 @@ fn select<'a>(
 }
 
 /// Defines `main` (a driver, never library code).
-fn defines_main(path: &Path) -> bool {
+fn defines_main(path: &Path, package: &Path) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| Regex::new(r"(?m)^\s*(int|void)\s+main\s*\(").expect("valid regex"));
-    std::fs::read(path)
+    safe::read(path, package)
         .map(|b| re.is_match(&String::from_utf8_lossy(&b)))
         .unwrap_or(false)
 }
 
 /// A file-scope definition of `drng_algorithm` (not an `extern` declaration); true when it
 /// is in a header (a tentative definition every includer repeats: needs -fcommon).
-fn drng_definition(path: &Path) -> Option<bool> {
+fn drng_definition(path: &Path, package: &Path) -> Option<bool> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(r"(?m)^[ \t]*(static[ \t]+)?(volatile[ \t]+)?DRNG_ctx[ \t]+drng_algorithm[ \t]*(=|;|\[)")
             .expect("valid regex")
     });
-    let text = String::from_utf8_lossy(&std::fs::read(path).ok()?).into_owned();
+    let text = String::from_utf8_lossy(&safe::read(path, package).ok()?).into_owned();
     re.is_match(&text)
         .then(|| path.extension().is_some_and(|e| e == "h"))
 }
@@ -531,7 +591,13 @@ fn manifest_path(path: &Path, root: &Path, package: &Path) -> (String, bool) {
 }
 
 /// Everything about one instance folder except its label.
-fn instance(package: &Path, folder: &Folder, kind: Kind, official: Option<&Path>) -> Found {
+fn instance(
+    package: &Path,
+    folder: &Folder,
+    kind: Kind,
+    official: Option<&Path>,
+    observed: Option<(&BuildModel, &str)>,
+) -> Found {
     let root = &folder.root;
     let mut f = Found {
         folder: folder.rel.display().to_string(),
@@ -551,10 +617,25 @@ fn instance(package: &Path, folder: &Folder, kind: Kind, official: Option<&Path>
     let mut chosen: Option<(BuildModel, Program, String)> = None;
     let mut seen: Vec<String> = Vec::new();
     let mut dir = Some(root.as_path());
+    if let Some((model, how)) = observed {
+        // The build's own programs: nothing is read from the build files.
+        dir = None;
+        let mut sel_problems = Vec::new();
+        if let Some((prog, why)) = select(model, folder, &mut sel_problems) {
+            f.problems.extend(sel_problems);
+            f.build = format!("{how}: {} ({why})", prog.name);
+            note_all(&mut f, &model.notes);
+            chosen = Some((model.clone(), prog.clone(), why));
+        }
+    }
     while let Some(d) = dir {
         for (path, kind) in build_files(d) {
-            let Ok(model) = read_model(&path, kind) else {
-                continue;
+            let model = match read_model(&path, kind, package) {
+                Ok(m) => m,
+                Err(e) => {
+                    f.problems.push(format!("{e:#}"));
+                    continue;
+                }
             };
             // Named from the instance folder: `Makefile`, `../Makefile`.
             let rel = relative_to(&path, root);
@@ -569,9 +650,7 @@ fn instance(package: &Path, folder: &Folder, kind: Kind, official: Option<&Path>
                     f.problems.retain(|p| !p.starts_with("AMBIGUOUS"));
                     f.problems.extend(sel_problems);
                     let prog = prog.clone();
-                    for n in &model.notes {
-                        f.dropped.push(n.clone());
-                    }
+                    note_all(&mut f, &model.notes);
                     f.build = format!("{}: {} ({why})", rel, prog.name);
                     chosen = Some((model, prog, why));
                 }
@@ -613,7 +692,7 @@ fn instance(package: &Path, folder: &Folder, kind: Kind, official: Option<&Path>
                     .map(Path::to_path_buf)
                     .unwrap_or_else(|_| PathBuf::from(p.file_name().unwrap_or_default()));
                 if excluded_path(&rel) {
-                    if defines_main(&p) || is_kat_driver(&s.value) {
+                    if defines_main(&p, package) || is_kat_driver(&s.value) {
                         f.dropped.push(format!(
                             "{} (KAT driver, main, test or benchmark)",
                             rel.display()
@@ -778,7 +857,7 @@ fn instance(package: &Path, folder: &Folder, kind: Kind, official: Option<&Path>
                     inst.sources.push(glob::Pattern::escape(&text));
                     listed.push(Noted {
                         value: glob::Pattern::escape(&text),
-                        note: if from.contains("the package's own") {
+                        note: if from.contains("the package's own") || observed.is_some() {
                             from.clone()
                         } else {
                             String::new()
@@ -867,7 +946,7 @@ fn instance(package: &Path, folder: &Folder, kind: Kind, official: Option<&Path>
     scan.sort();
     scan.dedup();
     for p in &scan {
-        if let Some(in_header) = drng_definition(p) {
+        if let Some(in_header) = drng_definition(p, package) {
             let rel = p.strip_prefix(root).unwrap_or(p).display().to_string();
             inst.own_drng_ctx = true;
             f.own_drng_ctx = Some(format!("{rel} defines drng_algorithm"));
@@ -890,7 +969,104 @@ fn instance(package: &Path, folder: &Folder, kind: Kind, official: Option<&Path>
     digests.sort();
     f.digest = digests.join(",");
     f.instance = inst;
+    f.chosen = chosen.is_some();
     f
+}
+
+/// A reader's notes: problems (an include that leaves the package) and what was left out.
+fn note_all(f: &mut Found, notes: &[String]) {
+    for n in notes {
+        match n.strip_prefix("PROBLEM: ") {
+            Some(p) => f.problems.push(p.to_string()),
+            None => f.dropped.push(n.clone()),
+        }
+    }
+}
+
+/// One instance: from its own build when an observer runs it (the static reader's answer
+/// kept as the cross-check), else from the build files read as text.
+fn learn(
+    package: &Path,
+    folder: &Folder,
+    kind: Kind,
+    official: Option<&Path>,
+    observer: Option<&dyn Observer>,
+) -> Found {
+    let mut stat = instance(package, folder, kind, official, None);
+    let Some(observer) = observer else {
+        stat.learned = "static".into();
+        return stat;
+    };
+    let why = match observer.observe(package, folder) {
+        Observation::Built { model, how } => {
+            let mut built = instance(package, folder, kind, official, Some((&model, &how)));
+            if built.chosen {
+                built.learned = "build".into();
+                built.disagreements = compare(&built.instance, &stat.instance);
+                if !stat.chosen {
+                    built.disagreements.clear();
+                    built
+                        .dropped
+                        .push(format!("static reader: {} (no cross-check)", stat.build));
+                }
+                return built;
+            }
+            format!("{how} ran, but no program it built compiles this folder's sources")
+        }
+        Observation::NoBuild => {
+            // Nothing to run: the default glob of the folder is the instance (as the
+            // reference harness builds such packages).
+            stat.learned = if stat.chosen { "static" } else { "folder" }.into();
+            return stat;
+        }
+        Observation::Failed(why) => why,
+    };
+    stat.learned = "static".into();
+    stat.problems.push(format!(
+        "its build did not answer ({why}); the static reader's answer is used"
+    ));
+    stat
+}
+
+/// Where two answers for one instance differ, value by value.
+fn compare(build: &Instance, stat: &Instance) -> Vec<String> {
+    let set = |v: &[String]| -> std::collections::BTreeSet<String> { v.iter().cloned().collect() };
+    let mut out = Vec::new();
+    let fields: [(&str, &[String], &[String]); 6] = [
+        ("sources", &build.sources, &stat.sources),
+        ("extra_sources", &build.extra_sources, &stat.extra_sources),
+        ("include", &build.include, &stat.include),
+        ("defines", &build.defines, &stat.defines),
+        ("cflags", &build.cflags, &stat.cflags),
+        ("ldlibs", &build.ldlibs, &stat.ldlibs),
+    ];
+    for (name, b, s) in fields {
+        let (b, s) = (set(b), set(s));
+        if b == s {
+            continue;
+        }
+        let only = |x: &std::collections::BTreeSet<String>,
+                    y: &std::collections::BTreeSet<String>| {
+            let v: Vec<&str> = x.difference(y).map(String::as_str).collect();
+            if v.is_empty() {
+                "-".to_string()
+            } else {
+                v.join(" ")
+            }
+        };
+        out.push(format!(
+            "{name}: only the build has {}; only the static reader has {}",
+            only(&b, &s),
+            only(&s, &b)
+        ));
+    }
+    if build.own_drng_ctx != stat.own_drng_ctx {
+        out.push(format!(
+            "own_drng_ctx: the build says {}, the static reader {}",
+            build.own_drng_ctx, stat.own_drng_ctx
+        ));
+    }
+    out
 }
 
 /// `path` relative to `base` (with `..` where it lies above).

@@ -8,11 +8,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// Reads every compiler command of `path`; `kind` is "script" or "README".
-pub fn read(path: &Path, kind: &'static str) -> Result<BuildModel> {
-    let text = String::from_utf8_lossy(
-        &std::fs::read(path).with_context(|| format!("reading {}", path.display()))?,
-    )
-    .into_owned();
+pub fn read(path: &Path, kind: &'static str, package: &Path) -> Result<BuildModel> {
+    let text = super::safe::read_text(path, package)
+        .with_context(|| format!("reading {}", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
         .file_name()
@@ -100,6 +98,32 @@ fn joined_lines(text: &str) -> Vec<(usize, String)> {
         }
     }
     out.extend(pending);
+    out
+}
+
+/// The compiler command lines of README prose, as words (`gcc *.c -o main -O2`), with
+/// their line numbers: what a reader would type, for build observation to run.
+pub fn readme_commands(text: &str) -> Vec<(usize, Vec<String>)> {
+    let mut out = Vec::new();
+    for (n, raw) in joined_lines(text) {
+        let line = raw.trim();
+        let Some(at) = find_compiler(line) else {
+            continue;
+        };
+        for cmd in commands(&line[at..]) {
+            let Some(cc) = compiler_command(&cmd) else {
+                continue;
+            };
+            let mut words = vec![cc[0].clone()];
+            words.extend(
+                cc[1..]
+                    .iter()
+                    .take_while(|w| looks_like_arg(w))
+                    .map(|w| w.trim_end_matches(['.', ',', '"', '\'', '`']).to_string()),
+            );
+            out.push((n, words));
+        }
+    }
     out
 }
 
@@ -192,7 +216,7 @@ mod tests {
             "Build script:\n\n1->In the Linux system, enter gcc *.c -o main -O2.\n2->Enter ./main to run.\n",
         )
         .unwrap();
-        let m = read(&d.join("README.txt"), "README").unwrap();
+        let m = read(&d.join("README.txt"), "README", d).unwrap();
         assert_eq!(m.programs.len(), 1);
         let names: Vec<String> = m.programs[0]
             .sources
@@ -213,7 +237,7 @@ mod tests {
             "#!/bin/sh\nLEVEL=3\nFLAGS=\"-DLEVEL=$LEVEL -Iinc\"\ngcc ${FLAGS} -c a.c -o a.o\ngcc $FLAGS -DKAT a.o b.c KAT_KEM.c -o kat && ./kat\n",
         )
         .unwrap();
-        let m = read(&d.join("build.sh"), "script").unwrap();
+        let m = read(&d.join("build.sh"), "script", d).unwrap();
         assert_eq!(m.programs.len(), 1);
         let p = &m.programs[0];
         let defs: Vec<&str> = p.defines.iter().map(|x| x.value.as_str()).collect();

@@ -1,0 +1,2 @@
+/* Stands in for a KAT driver. */
+int main(void) { return 0; }
