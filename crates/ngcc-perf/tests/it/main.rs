@@ -47,3 +47,4 @@ mod validate_fixture;
 mod zoo_bounds;
 mod zoo_build_jail;
 mod zoo_campaign;
+mod zoo_trust;
