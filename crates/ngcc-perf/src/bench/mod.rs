@@ -88,7 +88,17 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
     };
     let (mut full, mut none, mut bare, mut setup) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut no_groups, mut no_bounds) = (Vec::new(), Vec::new());
+    let (mut tool, mut tool_bare) = (Vec::new(), Vec::new());
     let mut layers = String::new();
+    let groups = [Layer::MemoryCgroup, Layer::PidsCgroup];
+    let timed = |off: Vec<Layer>, into: &mut Vec<f64>| -> Result<()> {
+        crate::sandbox::jail::set_off(Some(off));
+        let t = std::time::Instant::now();
+        crate::sandbox::run_probe(&spec)?;
+        into.push(t.elapsed().as_secs_f64());
+        Ok(())
+    };
     for _ in 0..args.count {
         crate::sandbox::jail::set_off(Some(Vec::new()));
         let t = std::time::Instant::now();
@@ -99,6 +109,33 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
             bail!("the jail failed: {e}");
         }
         layers = o.observed.containment.text();
+        // The whole-job bounds: every layer but the control groups, and but those and the
+        // tmpfs scratch (the differences, paired per round, are their start costs).
+        timed(groups.to_vec(), &mut no_groups)?;
+        timed(
+            [Layer::ScratchTmpfs].into_iter().chain(groups).collect(),
+            &mut no_bounds,
+        )?;
+        // A compiler-sized tool run (`/bin/true` in the jail) against the same exec bare.
+        crate::sandbox::jail::set_off(Some(Vec::new()));
+        let t = std::time::Instant::now();
+        let o = crate::sandbox::tool::run_tool(&crate::sandbox::tool::ToolJob {
+            label: "bench".into(),
+            program: "/bin/true".into(),
+            bounds: crate::sandbox::tool::ToolBounds {
+                wall_s: 30.0,
+                ..Default::default()
+            },
+            scratch_in: Some(dir.join("tools")),
+            ..Default::default()
+        })?;
+        tool.push(t.elapsed().as_secs_f64());
+        if !o.success() {
+            bail!("/bin/true in the jail: {:?}", o.exit);
+        }
+        let t = std::time::Instant::now();
+        Command::new("/bin/true").status()?;
+        tool_bare.push(t.elapsed().as_secs_f64());
         crate::sandbox::jail::set_off(Some(Layer::ALL.to_vec()));
         let t = std::time::Instant::now();
         crate::sandbox::run_probe(&spec)?;
@@ -125,6 +162,31 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
         ms(&setup)
     );
     println!("keeper + worker, every layer off: {}", ms(&none));
+    let added = |with: &[f64], without: &[f64]| {
+        let d: Vec<f64> = with.iter().zip(without).map(|(a, b)| a - b).collect();
+        let s = stats::spread(&d);
+        format!(
+            "{:.2} ms (95 % interval {:.2} to {:.2} ms, mean of {} paired differences)",
+            1e3 * stats::py_sum(d.iter().copied()) / d.len().max(1) as f64,
+            1e3 * s.ci95_low,
+            1e3 * s.ci95_high,
+            d.len()
+        )
+    };
+    println!(
+        "added start cost per job of the tmpfs scratch: {}",
+        added(&no_groups, &no_bounds)
+    );
+    println!(
+        "added start cost per job of the memory and pids control groups: {}",
+        added(&full, &no_groups)
+    );
+    println!(
+        "a jailed tool run of /bin/true (a compiler call's added cost): {}; bare: {}; added: {}",
+        ms(&tool),
+        ms(&tool_bare),
+        added(&tool, &tool_bare)
+    );
     println!("one bare exec of ngcc-perf (--version): {}", ms(&bare));
     println!(
         "added start cost of the jail per child: {:.2} ms (median jailed - median bare exec)",

@@ -253,6 +253,10 @@ mod tests {
         assert_eq!(got.refused_count, 503 - got.copied.len());
         assert!(got.refused.len() <= 5);
         assert!(!to.join("KAT_big.txt").exists() && !to.join("other.txt").exists());
-        assert!(got.note().unwrap().contains("entries left by the job were not taken"));
+        assert!(
+            got.note()
+                .unwrap()
+                .contains("entries left by the job were not taken")
+        );
     }
 }
