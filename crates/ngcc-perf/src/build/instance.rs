@@ -329,8 +329,13 @@ fn config_header(cand: &Candidate, inst: &Instance, flag_set: FlagSet) -> Result
     Ok(h)
 }
 
-/// `p` from the root (relative to our working folder, which the jail does not show).
+/// `p` as the compiler's jail shows it: from the root (our working folder is not there) and,
+/// when it exists, canonical (the jail binds canonical folders only, so `dir/../x` through a
+/// folder it does not show would not resolve).
 fn abs(p: &Path) -> PathBuf {
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return c;
+    }
     if p.is_absolute() {
         return p.to_path_buf();
     }

@@ -171,6 +171,10 @@ fn stream_copy(from: &mut std::fs::File, len: u64, to: &Path) -> Result<String> 
         tmp.write_all(&buf[..n])?;
         left -= n as u64;
     }
+    // Readable by the jails that load it later (a trial's setup): a temporary file is 0600.
+    use std::os::unix::fs::PermissionsExt;
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(0o644))?;
     tmp.persist(to)
         .with_context(|| format!("installing {}", to.display()))?;
     Ok(hex::encode(hash.finalize()))
