@@ -8,7 +8,7 @@
 //! - `got`: the harness's clock_gettime GOT slot pointed at a half-speed clock. The slot is
 //!   patched, but the timing path reads the vDSO entry resolved before dlopen: measured
 //!   normally.
-//! - `ctor`, `first-call`: the work of 3000 calls in a constructor or the first call, cached:
+//! - `ctor`, `first-call`: the work of 1500 calls in a constructor or the first call, cached:
 //!   `inconsistent` by the untimed-work check (CPU time from wait4 outside the timed windows).
 //! - `leak`, `home-error`, `trust-text/markup`: host paths, markup and terminal control bytes
 //!   in the candidate's own text (published quarantined and escaped: see below).
