@@ -19,7 +19,7 @@ const FOREIGN_FREES_TOTAL: usize = 4;
 const TABLE_FAILURES: usize = 5;
 const RAW_SYSCALLS_TOTAL: usize = 6;
 const CALL: usize = 7;
-const COUNT: usize = 20;
+const COUNT: usize = 24;
 
 struct Recorder {
     loaded: unsafe extern "C" fn(),
@@ -71,6 +71,9 @@ fn call_figures(v: &[u64; COUNT]) -> HeapCall {
         untracked_munmaps: c[10],
         raw_syscalls: c[11],
         raw_syscall_bytes: c[12],
+        helper_allocations: c[13],
+        helper_allocated_bytes: c[14],
+        helper_peak_live_bytes: c[15],
     }
 }
 
