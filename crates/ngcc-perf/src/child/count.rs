@@ -48,6 +48,12 @@ mod client {
     }
 }
 
+/// Whether the count phase can run here: valgrind installed and this binary built with its
+/// callgrind header (the demo counts only then).
+pub fn available() -> bool {
+    client::available() && std::path::Path::new(super::protocol::valgrind_program()).is_file()
+}
+
 fn failed(mut out: CountOutput, e: String) -> CountOutput {
     out.status = ProcessStatus::Failed;
     out.error = Some(e);

@@ -117,8 +117,10 @@ fn op_job(
     t_start: u64,
     work: fn(&protocol::OpJob, &library::Lib, u64) -> protocol::OpOutput,
 ) -> protocol::OpOutput {
-    // The counter is opened before seccomp, which denies perf_event_open to candidate code.
+    // The counter is opened before seccomp, which denies perf_event_open to candidate code,
+    // and the clock resolved before dlopen, so no slot the library can patch is on the path.
     measure::preopen_counter(job);
+    crate::measure::clock::resolve();
     let sandbox = sandbox(&job.limits);
     crash::stage("dlopen (library constructors)");
     let lib = library::Lib::open(&job.library);

@@ -880,7 +880,7 @@ pub struct Trial {
     // --- ngcc-perf additions ---
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<u64>,
-    /// CPU time (user + system) the child spent in this trial.
+    /// CPU time (user + system) the timing thread spent in this trial (its thread clock).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_seconds: Option<f64>,
     /// KEX steps: wall seconds of the whole trial loop (every iteration runs a full exchange,
@@ -1064,6 +1064,39 @@ pub struct RecordChecks {
     /// Wall seconds the verify children took in all (the cost of that check).
     #[serde(default)]
     pub verify_s: f64,
+    /// The fixed cost of a jailed process with no candidate code (the measure phase's
+    /// probe jobs, from outside): what the time accounting adds to the timed seconds.
+    /// `None` in records written before the accounting (issue 33); then it is not held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed_cost: Option<FixedCost>,
+    /// Warm-up calls per trial process (the plan's), for the untimed-work check.
+    #[serde(default)]
+    pub warmups: u64,
+    /// Smallest share of a process's tree CPU time (wait4) explained by its timed seconds
+    /// plus the fixed cost (`measure::crosscheck::CPU_ACCOUNTED`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_accounted: Option<f64>,
+    /// Smallest share of a process's observed wall time explained the same way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_accounted: Option<f64>,
+    /// Share of the trial processes' CPU time (all together) spent outside the timed
+    /// windows: load, constructors, set-up, warm-ups, saving outputs, the jail itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untimed_share: Option<f64>,
+    /// Largest untimed CPU seconds of one process beyond the fixed cost and its warm-ups,
+    /// over that process's timed CPU seconds (≤ 1 plus a small constant when honest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untimed_over_timed: Option<f64>,
+    /// The calibration's cold first call in seconds (shown next to the untimed share).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_s: Option<f64>,
+}
+
+/// CPU and wall seconds a jailed process costs with no candidate code in it.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq)]
+pub struct FixedCost {
+    pub cpu_s: f64,
+    pub wall_s: f64,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

@@ -157,6 +157,7 @@ pub fn render(v: &View, cand: &str) -> Result<Doc> {
         symmetric_section(v, cand, &labels, &mut d);
         ct_section(v, cand, &mut d);
     }
+    super::count_section::section(v, cand, &mut d);
 
     evidence_section(v, cand, &labels, &mut d);
     Ok(d)
