@@ -700,7 +700,7 @@ fn check_ct(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
                 d.max_abs_t
             ));
         }
-        let verdict = dudect::verdict(&d.tests);
+        let verdict = dudect::verdict(&d.tests, &c.operation);
         if d.verdict != verdict {
             problems.push(format!(
                 "{path}: verdict {} but its tests give {verdict}",

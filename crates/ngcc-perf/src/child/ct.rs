@@ -290,10 +290,10 @@ enum Varied {
 }
 
 fn varied(op: &Op) -> Varied {
-    match op {
-        Op::Dec => Varied::Buffer("ct"),
-        Op::Sign => Varied::Buffer("m"),
-        _ => Varied::Randomness,
+    // One table for the classes and the verdict's words (schema::CtVerdict::of).
+    match crate::dataset::schema::ct_varied_buffer(op) {
+        Some(name) => Varied::Buffer(name),
+        None => Varied::Randomness,
     }
 }
 
