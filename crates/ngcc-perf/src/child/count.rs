@@ -54,9 +54,9 @@ pub fn available() -> bool {
     client::available() && std::path::Path::new(super::protocol::valgrind_program()).is_file()
 }
 
-fn failed(mut out: CountOutput, e: String) -> CountOutput {
+fn failed(mut out: CountOutput, e: impl Into<String>) -> CountOutput {
     out.status = ProcessStatus::Failed;
-    out.error = Some(e);
+    out.error = Some(e.into());
     out
 }
 
@@ -68,11 +68,11 @@ pub fn run(job: &CountJob) -> CountOutput {
     if !client::available() {
         return failed(
             out,
-            "this ngcc-perf was built without valgrind/callgrind.h: no count run possible".into(),
+            "this ngcc-perf was built without valgrind/callgrind.h: no count run possible",
         );
     }
     if !client::on_valgrind() {
-        return failed(out, "the count job is not running under valgrind".into());
+        return failed(out, "the count job is not running under valgrind");
     }
     super::crash::stage("dlopen (library constructors)");
     let lib = match Lib::open(&job.library) {

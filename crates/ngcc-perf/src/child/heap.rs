@@ -140,9 +140,7 @@ fn measure(job: &OpJob, op: &Op, lib: &Lib, out: &mut OpMemory) -> Result<(), St
     if let Some(e) = err {
         return Err(format!("operation failed: {e}"));
     }
-    runner
-        .check_guards()
-        .map_err(|e| format!("OVERFLOW: {e}"))?;
+    runner.check_guards().map_err(String::from)?;
     // What the harness's randombytes callback (NIST API: our DRBG, in Rust) adds on the
     // library's stack where the library calls it: painted alone, after the counted calls
     // (it advances the generator).
