@@ -43,6 +43,8 @@ pub struct Outcome {
     pub report_line: Option<String>,
     /// `baseline: …` when the dataset times the ICCS helpers (records under `iccs/`).
     pub baseline_line: Option<String>,
+    /// `memory: …` when the dataset has memory records (`memory/`).
+    pub memory_line: Option<String>,
     /// `ct: …` when the dataset has constant-time evidence (`ct/`).
     pub ct_line: Option<String>,
     /// `count: …` when the dataset has instruction counts (`count/`).
@@ -77,6 +79,9 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         println!("{line}");
     }
     if let Some(line) = &outcome.ct_line {
+        println!("{line}");
+    }
+    if let Some(line) = &outcome.memory_line {
         println!("{line}");
     }
     if let Some(line) = &outcome.count_line {
@@ -126,6 +131,7 @@ pub fn validate(dataset: &Path, catalog: &Path, pages: Option<&Path>) -> Result<
     out.baseline_line = check_baseline(&ds, &mut out.problems);
     check_noise(&ds, &mut out.problems);
     out.ct_line = check_ct(&ds, &mut out.problems);
+    out.memory_line = check_memory(&ds, &mut out.problems);
     out.count_line = check_count(&ds, &mut out.problems);
     if let Some(pages_dir) = pages {
         match (&catalogs, load_problems.is_empty()) {
@@ -694,7 +700,7 @@ fn check_ct(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
                 d.max_abs_t
             ));
         }
-        let verdict = dudect::verdict(&d.tests);
+        let verdict = dudect::verdict(&d.tests, &c.operation);
         if d.verdict != verdict {
             problems.push(format!(
                 "{path}: verdict {} but its tests give {verdict}",
@@ -714,6 +720,27 @@ fn check_ct(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
     Some(format!(
         "ct: {} result(s), {tests} dudect test(s) recomputed, {sites} taint site(s)",
         ds.ct.len()
+    ))
+}
+
+/// Memory records (issue 36): names, status, static sums by origin, heap invariants, and
+/// the timed library they were relinked from (`dataset::memory::problems`).
+fn check_memory(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
+    if ds.memory.is_empty() {
+        return None;
+    }
+    let before = problems.len();
+    for lm in &ds.memory {
+        let m = &lm.memory;
+        let entry = ds.build.entry(&format!("{}/{}", m.candidate, m.label));
+        let sha = entry.as_ref().and_then(|e| e.library_sha256.as_deref());
+        problems.extend(crate::dataset::memory::problems(&lm.path, m, sha));
+    }
+    let ops: usize = ds.memory.iter().map(|m| m.memory.operations.len()).sum();
+    Some(format!(
+        "memory: {} record(s), {ops} operation(s) checked, {} problem(s)",
+        ds.memory.len(),
+        problems.len() - before
     ))
 }
 

@@ -58,6 +58,7 @@ enum {
     S_MMAP_BYTES,
     S_UNTRACKED_MUNMAPS, /* munmap of a region no wrapped mmap returned */
     S_RAW_SYSCALLS,
+    S_RAW_BYTES, /* anonymous mmap lengths and brk growth those asked for */
     S_COUNT
 };
 
@@ -297,7 +298,15 @@ long __wrap_syscall(long nr, ...) {
     va_end(ap);
     if (nr == SYS_brk || nr == SYS_mmap || nr == SYS_mremap || nr == SYS_munmap) {
         st[S_RAW_SYSCALLS_TOTAL]++;
-        if (phase == 2) st[S_RAW_SYSCALLS]++;
+        if (phase == 2) {
+            st[S_RAW_SYSCALLS]++;
+            if (nr == SYS_mmap && (a[3] & MAP_ANONYMOUS)) {
+                st[S_RAW_BYTES] += pages((size_t)a[1]);
+            } else if (nr == SYS_brk) {
+                long now = __real_syscall(SYS_brk, 0L);
+                if (a[0] > now) st[S_RAW_BYTES] += (uint64_t)(a[0] - now);
+            }
+        }
     }
     return __real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

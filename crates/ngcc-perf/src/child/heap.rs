@@ -6,6 +6,7 @@
 use super::library::Lib;
 use super::ops::{Runner, seed_library};
 use super::protocol::{MemoryOutput, OpJob};
+use super::rawtrap;
 use crate::dataset::memory::{HeapCall, OpMemory};
 use crate::dataset::schema::{Op, ProcessStatus};
 
@@ -18,7 +19,7 @@ const FOREIGN_FREES_TOTAL: usize = 4;
 const TABLE_FAILURES: usize = 5;
 const RAW_SYSCALLS_TOTAL: usize = 6;
 const CALL: usize = 7;
-const COUNT: usize = 19;
+const COUNT: usize = 20;
 
 struct Recorder {
     loaded: unsafe extern "C" fn(),
@@ -69,6 +70,7 @@ fn call_figures(v: &[u64; COUNT]) -> HeapCall {
         mmap_bytes: c[9],
         untracked_munmaps: c[10],
         raw_syscalls: c[11],
+        raw_syscall_bytes: c[12],
     }
 }
 
@@ -103,14 +105,22 @@ fn measure(job: &OpJob, op: &Op, lib: &Lib, out: &mut OpMemory) -> Result<(), St
     seed_library(lib, job.api, job.seed_tweak, job.rng)?;
     super::crash::stage(&format!("memory of {op}"));
     let mut runner = Runner::prepare(lib, job.kind, op, job.input_bytes, &job.setup_dir, false)?;
+    // After the setup, before the counted calls: raw memory syscalls of the library's code.
+    out.raw_trap = rawtrap::install(rec.begin as usize as u64);
     let mut calls: Vec<HeapCall> = Vec::new();
     let mut err = None;
     let mut counted = || {
         // SAFETY: the recorder's begin/end take no arguments.
+        rawtrap::begin();
         unsafe { (rec.begin)() };
         let r = runner.call();
         unsafe { (rec.end)() };
-        calls.push(call_figures(&rec.stats()));
+        rawtrap::end();
+        let mut h = call_figures(&rec.stats());
+        let (_, trapped, bytes) = rawtrap::counts();
+        h.raw_syscalls += trapped;
+        h.raw_syscall_bytes += bytes;
+        calls.push(h);
         if let Err(e) = r {
             err.get_or_insert(e);
         }
@@ -126,13 +136,21 @@ fn measure(job: &OpJob, op: &Op, lib: &Lib, out: &mut OpMemory) -> Result<(), St
     out.outside_bytes = v[OUTSIDE_BYTES];
     out.foreign_frees_total = v[FOREIGN_FREES_TOTAL];
     out.untracked_blocks = v[TABLE_FAILURES];
-    out.raw_syscalls_total = v[RAW_SYSCALLS_TOTAL];
+    out.raw_syscalls_total = v[RAW_SYSCALLS_TOTAL] + rawtrap::counts().0;
     if let Some(e) = err {
         return Err(format!("operation failed: {e}"));
     }
-    runner
-        .check_guards()
-        .map_err(|e| format!("OVERFLOW: {e}"))?;
+    runner.check_guards().map_err(String::from)?;
+    // What the harness's randombytes callback (NIST API: our DRBG, in Rust) adds on the
+    // library's stack where the library calls it: painted alone, after the counted calls
+    // (it advances the generator).
+    if job.api == crate::candidate::Api::Nist {
+        let mut buf = [0u8; 64];
+        out.rng_callback_stack_bytes = super::stack::peak_stack_bytes(&mut || {
+            // SAFETY: buf holds the 64 bytes asked for.
+            unsafe { super::rng::host_randombytes(buf.as_mut_ptr(), buf.len()) };
+        });
+    }
     out.first = calls.first().cloned();
     out.repeat = calls.last().cloned();
     out.stack_bytes = match (a, b) {

@@ -17,6 +17,7 @@ pub(crate) mod memory;
 pub(crate) mod ops;
 pub(crate) mod profile;
 pub mod protocol;
+pub(crate) mod rawtrap;
 pub(crate) mod rng;
 pub(crate) mod stack;
 
@@ -116,8 +117,10 @@ fn op_job(
     t_start: u64,
     work: fn(&protocol::OpJob, &library::Lib, u64) -> protocol::OpOutput,
 ) -> protocol::OpOutput {
-    // The counter is opened before seccomp, which denies perf_event_open to candidate code.
+    // The counter is opened before seccomp, which denies perf_event_open to candidate code,
+    // and the clock resolved before dlopen, so no slot the library can patch is on the path.
     measure::preopen_counter(job);
+    crate::measure::clock::resolve();
     let sandbox = sandbox(&job.limits);
     crash::stage("dlopen (library constructors)");
     let lib = library::Lib::open(&job.library);
@@ -156,7 +159,7 @@ fn verify(job: &protocol::OpJob) -> protocol::VerifyOutput {
         Err(e) => return fail(out, format!("{}: {e}", KatStatus::LoadFail)),
     };
     if let Err(e) = ops::seed_library(&lib, job.api, job.seed_tweak, job.rng) {
-        return fail(out, e);
+        return fail(out, e.into());
     }
     let op = if job.kind == crate::candidate::Kind::Hash {
         crate::dataset::schema::Op::Hash
@@ -172,6 +175,6 @@ fn verify(job: &protocol::OpJob) -> protocol::VerifyOutput {
             out.values = values;
             out
         }
-        Err(e) => fail(out, e),
+        Err(e) => fail(out, e.into()),
     }
 }

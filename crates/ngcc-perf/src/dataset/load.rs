@@ -40,6 +40,13 @@ pub struct LoadedCt {
     pub ct: super::schema::CtResult,
 }
 
+/// `memory/<cand>/<label>.json` (ours; absent from reference datasets).
+#[derive(Clone, Debug)]
+pub struct LoadedMemory {
+    pub path: String,
+    pub memory: super::memory::MemoryRecord,
+}
+
 /// `count/<cand>/<label>__<op>.json` (ours; absent from reference datasets).
 #[derive(Clone, Debug)]
 pub struct LoadedCount {
@@ -55,6 +62,7 @@ pub struct Dataset {
     pub records: Vec<LoadedRecord>,
     pub profiles: Vec<LoadedProfile>,
     pub ct: Vec<LoadedCt>,
+    pub memory: Vec<LoadedMemory>,
     pub count: Vec<LoadedCount>,
 }
 
@@ -127,6 +135,12 @@ pub fn load_lenient(root: &Path) -> Result<(Dataset, Vec<LoadProblem>)> {
     for path in json_files(root, "ct", &mut problems) {
         match parse_file::<super::schema::CtResult>(root, &path) {
             Ok(ct) => ds.ct.push(LoadedCt { path, ct }),
+            Err(p) => problems.push(p),
+        }
+    }
+    for path in json_files(root, "memory", &mut problems) {
+        match parse_file::<super::memory::MemoryRecord>(root, &path) {
+            Ok(memory) => ds.memory.push(LoadedMemory { path, memory }),
             Err(p) => problems.push(p),
         }
     }
@@ -257,6 +271,14 @@ impl Dataset {
         self.records
             .iter()
             .find(|r| r.record.candidate == cand && r.record.label == label && r.op_key() == op_key)
+    }
+
+    /// The memory record of one instance.
+    pub fn memory(&self, cand: &str, label: &str) -> Option<&super::memory::MemoryRecord> {
+        self.memory
+            .iter()
+            .map(|m| &m.memory)
+            .find(|m| m.candidate == cand && m.label == label)
     }
 
     /// The ct results of one candidate, in path order.

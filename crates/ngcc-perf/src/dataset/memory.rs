@@ -121,8 +121,12 @@ pub struct HeapCall {
     pub mmap_calls: u64,
     pub mmap_bytes: u64,
     pub untracked_munmaps: u64,
-    /// syscall(2) for brk, mmap, mremap or munmap: memory the figures above do not see.
+    /// brk, mmap, mremap or munmap asked of the kernel around the allocator (syscall(2), or
+    /// the trapped `syscall` instruction): memory the figures above do not see.
     pub raw_syscalls: u64,
+    /// What those raw calls asked for: anonymous mmap lengths and brk growth.
+    #[serde(default)]
+    pub raw_syscall_bytes: u64,
 }
 
 /// One operation of the instance.
@@ -143,6 +147,11 @@ pub struct OpMemory {
     /// Peak stack of the call beyond an empty call, by painting (the largest of the calls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stack_bytes: Option<u64>,
+    /// NIST API: the stack the harness's randombytes callback (a DRBG in our Rust) uses,
+    /// painted alone. A call's `stack_bytes` includes it when the deepest point was inside
+    /// the callback (the library's own depth at the call plus this).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rng_callback_stack_bytes: Option<u64>,
     /// Allocations by the library's constructors (at load, before any call).
     pub load_allocations: u64,
     pub load_bytes: u64,
@@ -185,6 +194,16 @@ impl OpMemory {
             .map(|h| h.live_after_bytes)
     }
 
+    /// The larger of a figure over the two counted calls.
+    fn per_call(&self, f: fn(&HeapCall) -> u64) -> u64 {
+        [&self.first, &self.repeat]
+            .into_iter()
+            .flatten()
+            .map(f)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// What makes the heap figures not the whole story, one phrase each (empty: none).
     pub fn findings(&self) -> Vec<String> {
         let mut v = Vec::new();
@@ -194,15 +213,26 @@ impl OpMemory {
                 self.load_bytes, self.load_allocations
             ));
         }
-        if self.foreign_frees_total > 0 {
+        let foreign = self.per_call(|h| h.foreign_frees);
+        if foreign > 0 {
             v.push(format!(
-                "freed {} pointer(s) it did not allocate",
+                "freed {foreign} pointer(s) per call it did not allocate"
+            ));
+        } else if self.foreign_frees_total > 0 {
+            v.push(format!(
+                "freed {} pointer(s) it did not allocate, outside the counted calls",
                 self.foreign_frees_total
             ));
         }
-        if self.raw_syscalls_total > 0 {
+        let raw = self.per_call(|h| h.raw_syscalls);
+        if raw > 0 {
             v.push(format!(
-                "{} raw brk/mmap/mremap/munmap syscall(s), not counted as heap",
+                "{raw} raw brk/mmap/mremap/munmap syscall(s) per call ({} B asked), not in the heap figures",
+                self.per_call(|h| h.raw_syscall_bytes)
+            ));
+        } else if self.raw_syscalls_total > 0 {
+            v.push(format!(
+                "{} raw brk/mmap/mremap/munmap syscall(s) outside the counted calls",
                 self.raw_syscalls_total
             ));
         }
@@ -268,6 +298,82 @@ impl MemoryRecord {
     }
 }
 
+/// What `validate` recomputes of a memory record at `path` (relative to the dataset), with
+/// the build entry of its instance: one line per problem, naming the file and the field.
+pub fn problems(path: &str, m: &MemoryRecord, library_sha256: Option<&str>) -> Vec<String> {
+    let mut out = Vec::new();
+    let want = format!("memory/{}/{}.json", m.candidate, m.label);
+    if path != want {
+        out.push(format!("{path}: names {want}"));
+    }
+    if m.schema != MEMORY_SCHEMA {
+        out.push(format!(
+            "{path}: schema {} (this ngcc-perf reads {MEMORY_SCHEMA})",
+            m.schema
+        ));
+    }
+    if m.timed_library_sha256.as_deref() != library_sha256 {
+        out.push(format!(
+            "{path}: timed_library_sha256 {:?} is not build.json's library_sha256 {:?}",
+            m.timed_library_sha256, library_sha256
+        ));
+    }
+    let status = MemoryRecord::status_of(&m.operations);
+    if m.status != status {
+        out.push(format!(
+            "{path}: status {} but its operations give {status}",
+            m.status
+        ));
+    }
+    if let Some(s) = &m.static_size {
+        let again = StaticSize::from_objects(s.objects.clone());
+        for (name, a, b) in [
+            ("algorithm", s.algorithm, again.algorithm),
+            ("helpers", s.helpers, again.helpers),
+            ("harness", s.harness, again.harness),
+        ] {
+            if a != b {
+                out.push(format!(
+                    "{path}: static_size.{name} {a:?} but its objects sum to {b:?}"
+                ));
+            }
+        }
+    }
+    for o in &m.operations {
+        let at = format!("{path}: {}", o.key());
+        if o.status != ProcessStatus::Complete {
+            continue;
+        }
+        let (Some(first), Some(repeat), Some(stack)) = (&o.first, &o.repeat, o.stack_bytes) else {
+            out.push(format!("{at}: complete without both calls and the stack"));
+            continue;
+        };
+        if stack > m.stack_limit_bytes {
+            out.push(format!(
+                "{at}: stack_bytes {stack} beyond the painted {}",
+                m.stack_limit_bytes
+            ));
+        }
+        for (which, h) in [("first", first), ("repeat", repeat)] {
+            if h.peak_live_bytes > h.allocated_bytes
+                || h.live_after_bytes > h.peak_live_bytes
+                || h.live_after_blocks > h.allocations
+                || (h.allocations == 0 && h.allocated_bytes > 0)
+            {
+                out.push(format!(
+                    "{at}: {which}: live after ({} B, {} blocks) <= peak ({} B) <= allocated ({} B, {} blocks) does not hold",
+                    h.live_after_bytes,
+                    h.live_after_blocks,
+                    h.peak_live_bytes,
+                    h.allocated_bytes,
+                    h.allocations
+                ));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,6 +404,42 @@ mod tests {
             json,
             r#"{"source":"x.c","origin":"algorithm","text":100,"rodata":1,"data":2,"bss":3}"#
         );
+    }
+
+    #[test]
+    fn validation_recomputes_sums_and_status() {
+        let op = OpMemory {
+            status: ProcessStatus::Complete,
+            first: Some(HeapCall {
+                allocations: 1,
+                allocated_bytes: 10,
+                peak_live_bytes: 10,
+                ..HeapCall::default()
+            }),
+            repeat: Some(HeapCall::default()),
+            stack_bytes: Some(100),
+            ..OpMemory::default()
+        };
+        let mut m = MemoryRecord {
+            schema: MEMORY_SCHEMA,
+            candidate: "c".into(),
+            label: "l".into(),
+            status: ProcessStatus::Complete,
+            timed_library_sha256: Some("ab".into()),
+            stack_limit_bytes: STACK_LIMIT_BYTES,
+            operations: vec![op],
+            static_size: Some(StaticSize::default()),
+            ..MemoryRecord::default()
+        };
+        assert_eq!(
+            problems("memory/c/l.json", &m, Some("ab")),
+            Vec::<String>::new()
+        );
+        m.status = ProcessStatus::Partial;
+        m.static_size.as_mut().unwrap().algorithm.text = 5;
+        m.operations[0].first.as_mut().unwrap().peak_live_bytes = 11;
+        let p = problems("memory/c/l.json", &m, Some("cd"));
+        assert_eq!(p.len(), 4, "{p:#?}");
     }
 
     #[test]

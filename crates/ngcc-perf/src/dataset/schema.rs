@@ -884,7 +884,7 @@ pub struct Trial {
     // --- ngcc-perf additions ---
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<u64>,
-    /// CPU time (user + system) the child spent in this trial.
+    /// CPU time (user + system) the timing thread spent in this trial (its thread clock).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_seconds: Option<f64>,
     /// KEX steps: wall seconds of the whole trial loop (every iteration runs a full exchange,
@@ -1068,6 +1068,39 @@ pub struct RecordChecks {
     /// Wall seconds the verify children took in all (the cost of that check).
     #[serde(default)]
     pub verify_s: f64,
+    /// The fixed cost of a jailed process with no candidate code (the measure phase's
+    /// probe jobs, from outside): what the time accounting adds to the timed seconds.
+    /// `None` in records written before the accounting (issue 33); then it is not held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed_cost: Option<FixedCost>,
+    /// Warm-up calls per trial process (the plan's), for the untimed-work check.
+    #[serde(default)]
+    pub warmups: u64,
+    /// Smallest share of a process's tree CPU time (wait4) explained by its timed seconds
+    /// plus the fixed cost (`measure::crosscheck::CPU_ACCOUNTED`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_accounted: Option<f64>,
+    /// Smallest share of a process's observed wall time explained the same way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_accounted: Option<f64>,
+    /// Share of the trial processes' CPU time (all together) spent outside the timed
+    /// windows: load, constructors, set-up, warm-ups, saving outputs, the jail itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untimed_share: Option<f64>,
+    /// Largest untimed CPU seconds of one process beyond the fixed cost and its warm-ups,
+    /// over that process's timed CPU seconds (≤ 1 plus a small constant when honest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untimed_over_timed: Option<f64>,
+    /// The calibration's cold first call in seconds (shown next to the untimed share).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_s: Option<f64>,
+}
+
+/// CPU and wall seconds a jailed process costs with no candidate code in it.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq)]
+pub struct FixedCost {
+    pub cpu_s: f64,
+    pub wall_s: f64,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -1191,15 +1224,38 @@ impl CtSiteKind {
 }
 
 wire_enum! {
-    /// The dudect verdict of a max |t|.
+    /// The dudect verdict of a max |t|. Its words depend on what the two classes vary
+    /// ([`ct_varied_buffer`]): with the key fixed and a public input varied (dec, sign), a
+    /// difference is a `leak`; where the classes vary the seed (keygen, enc, exchange, …), it
+    /// says only that the timing depends on the seed (e.g. rejection sampling of public
+    /// values), never which secret, if any, it reveals.
     pub enum CtVerdict {
-        /// max |t| below [`CT_T_SUSPICIOUS`].
+        /// Key fixed, public input varied: max |t| below [`CT_T_SUSPICIOUS`].
         NoLeakFound = "no_leak_found",
+        /// Key fixed, public input varied: max |t| from [`CT_T_SUSPICIOUS`] to [`CT_T_LEAK`].
         Suspicious = "suspicious",
-        /// max |t| above [`CT_T_LEAK`].
+        /// Key fixed, public input varied: max |t| above [`CT_T_LEAK`].
         Leak = "leak",
+        /// Seed varied: max |t| below [`CT_T_SUSPICIOUS`].
+        NoSeedDependenceFound = "no_seed_dependence_found",
+        /// Seed varied: max |t| from [`CT_T_SUSPICIOUS`] to [`CT_T_LEAK`].
+        MaybeSeedDependent = "maybe_seed_dependent",
+        /// Seed varied: max |t| above [`CT_T_LEAK`]; the timing depends on the seed.
+        SeedDependent = "seed_dependent",
         /// No test had [`CT_MIN_CLASS_N`] timings in both classes (the budget ended first).
         TooFewTimings = "too_few_timings",
+    }
+}
+
+/// The input dudect's two classes differ in for `op` with everything else, the secret key
+/// included, held fixed: the ciphertext of dec, the message of sign. `None`: the classes
+/// differ in the seed of the operation's randomness (keygen, enc, exchange and the rest),
+/// which is itself secret, so a timing difference is not a leak of a key.
+pub fn ct_varied_buffer(op: &Op) -> Option<&'static str> {
+    match op {
+        Op::Dec => Some("ct"),
+        Op::Sign => Some("m"),
+        _ => None,
     }
 }
 
@@ -1210,11 +1266,23 @@ pub const CT_T_SUSPICIOUS: f64 = 4.5;
 pub const CT_MIN_CLASS_N: u64 = 100;
 
 impl CtVerdict {
-    pub fn of(max_abs_t: f64) -> CtVerdict {
+    /// The verdict of `max_abs_t` for `op`'s classes (see [`ct_varied_buffer`]).
+    pub fn of(max_abs_t: f64, op: &Op) -> CtVerdict {
+        let seed = ct_varied_buffer(op).is_none();
         if max_abs_t > CT_T_LEAK {
-            CtVerdict::Leak
+            if seed {
+                CtVerdict::SeedDependent
+            } else {
+                CtVerdict::Leak
+            }
         } else if max_abs_t >= CT_T_SUSPICIOUS {
-            CtVerdict::Suspicious
+            if seed {
+                CtVerdict::MaybeSeedDependent
+            } else {
+                CtVerdict::Suspicious
+            }
+        } else if seed {
+            CtVerdict::NoSeedDependenceFound
         } else {
             CtVerdict::NoLeakFound
         }

@@ -167,18 +167,11 @@ mod perf {
     }
 }
 
-/// CLOCK_MONOTONIC_RAW in nanoseconds (not slewed by NTP; the reference's wall clock).
+/// CLOCK_MONOTONIC_RAW in nanoseconds (not slewed by NTP; the reference's wall clock), read
+/// through the vDSO entry `clock` resolved before candidate code is loaded (no GOT slot).
 #[inline]
 pub fn monotonic_raw_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid timespec; CLOCK_MONOTONIC_RAW exists on every Linux ≥ 2.6.28.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_RAW, &mut ts) };
-    (ts.tv_sec as u64)
-        .wrapping_mul(1_000_000_000)
-        .wrapping_add(ts.tv_nsec as u64)
+    super::clock::monotonic_raw_ns()
 }
 
 /// Reads the TSC fenced on both sides: the first LFENCE keeps earlier work from spilling

@@ -3,6 +3,7 @@
 pub mod calibration;
 pub mod callgrind;
 pub mod client_requests;
+pub mod clock;
 pub mod core_clock;
 pub mod counter;
 pub mod crosscheck;

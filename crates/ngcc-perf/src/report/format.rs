@@ -160,6 +160,23 @@ pub fn mib_from_kib(kib: u64) -> String {
     format!("{} MiB", kib / 1024)
 }
 
+/// A relative change with its sign, one decimal: `+20.0%`, `−5.0%`, `0.0%`.
+pub fn signed_pct(x: f64) -> String {
+    let p = 100.0 * x;
+    if format!("{:.1}", p.abs()) == "0.0" {
+        "0.0%".into()
+    } else if p > 0.0 {
+        format!("+{p:.1}%")
+    } else {
+        format!("−{:.1}%", -p)
+    }
+}
+
+/// A memory figure in whole bytes, exact (the resource tables: `196608`).
+pub fn memory_bytes(n: u64) -> String {
+    n.to_string()
+}
+
 /// `32 B`, `1 KiB`, `64 KiB`; a size that is not a whole number of KiB stays in bytes.
 pub fn size_text(n: u64) -> String {
     if n >= 1024 && n.is_multiple_of(1024) {
@@ -262,6 +279,39 @@ pub fn hash_cell(rec: Option<&Record>, ratio_value: Option<f64>, show_ratio: boo
     match ratio_value {
         Some(r) => format!("{base} ({})", ratio(r)),
         None => format!("{base} (ratio {DASH})"),
+    }
+}
+
+/// An exact count: `2081`, `1 234 567` (thin groups of three, so deltas stay exact).
+pub fn exact(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A signed exact difference of two counts: `+4 001`, `−12`, `0`.
+pub fn exact_delta(a: u64, b: u64) -> String {
+    match b.cmp(&a) {
+        std::cmp::Ordering::Greater => format!("+{}", exact(b - a)),
+        std::cmp::Ordering::Less => format!("−{}", exact(a - b)),
+        std::cmp::Ordering::Equal => "0".into(),
+    }
+}
+
+/// A signed relative change in percent with two decimals: `+192.27 %`, `−0.05 %`, `0.00 %`.
+pub fn change_percent(pct: f64) -> String {
+    if pct > 0.0 {
+        format!("+{pct:.2} %")
+    } else if pct < 0.0 {
+        format!("−{:.2} %", -pct)
+    } else {
+        "0.00 %".into()
     }
 }
 

@@ -3,7 +3,9 @@
 
 pub(crate) mod candidate_page;
 pub(crate) mod compare;
+pub(crate) mod compare_count;
 pub mod compare_reference;
+pub(crate) mod count_section;
 pub(crate) mod doc;
 pub(crate) mod format;
 pub(crate) mod groups;
@@ -12,6 +14,7 @@ pub(crate) mod model;
 pub(crate) mod ordered_page;
 pub(crate) mod ranking;
 pub mod reference_page;
+pub(crate) mod resources;
 pub(crate) mod site;
 pub(crate) mod summary;
 pub(crate) mod survey;

@@ -81,13 +81,14 @@ impl Estimate {
         }
     }
 
-    /// The 95 % interval of the mean (Student's t); `None` with fewer than two trials.
+    /// The 95 % interval of the mean (Student's t); `None` with fewer than two trials. A
+    /// cost is never negative: a wide interval of a noisy record is cut at 0.
     pub fn ci95(&self) -> Option<(f64, f64)> {
         if !self.se2.is_finite() || self.df <= 0.0 {
             return None;
         }
         let half = t_975(self.df) * self.se2.sqrt();
-        Some((self.mean - half, self.mean + half))
+        Some(((self.mean - half).max(0.0), self.mean + half))
     }
 }
 
@@ -205,6 +206,7 @@ mod tests {
         // t(4, 0.975) = 2.776; half width 2.776 · √0.2 = 1.2415.
         assert!((hi - lo - 2.0 * 1.2415).abs() < 1e-3, "{lo} {hi}");
         assert_eq!(est(&[3.0]).ci95(), None);
+        assert_eq!(est(&[0.1, 10.0]).ci95().unwrap().0, 0.0);
         assert_eq!(welch_p(&est(&[3.0]), &est(&[9.0, 9.1])), 1.0);
     }
 

@@ -330,6 +330,7 @@ pub fn render(v: &View) -> Result<Doc> {
         t.rows = hash_rows;
         d.table(t);
     }
+    super::resources::summary_section(v, &mut d);
     Ok(d)
 }
 

@@ -46,3 +46,4 @@ mod tool_jail;
 mod validate_fixture;
 mod zoo_build_jail;
 mod zoo_campaign;
+mod zoo_trust;

@@ -108,10 +108,70 @@ fn the_memory_toy_shows_its_known_allocations_and_the_hostile_ones_are_reported(
     assert!(e.findings().iter().any(|f| f.contains("did not allocate")));
     let raw = record(&run, "raw-mmap");
     let e = op(&raw, "enc");
-    assert_eq!(e.repeat.as_ref().unwrap().raw_syscalls, 2);
+    let h = e.repeat.as_ref().unwrap();
+    assert_eq!((h.raw_syscalls, h.raw_syscall_bytes), (2, 65536));
+    assert_eq!(h.mmap_calls, 0, "around the mmap wrapper");
     assert!(e.findings().iter().any(|f| f.contains("raw")));
+    // The syscall instruction in the library's code: trapped (seccomp), performed, counted.
+    let asm = record(&run, "raw-asm");
+    let e = op(&asm, "enc");
+    assert!(e.raw_trap, "the trap is installed on x86-64 and aarch64");
+    let h = e.repeat.as_ref().unwrap();
+    assert_eq!((h.raw_syscalls, h.raw_syscall_bytes), (2, 65536));
+    assert!(e.findings().iter().any(|f| f.contains("raw")));
+    // Nothing trapped where the library makes no raw call (libc's own syscalls never are).
+    assert!(
+        known
+            .operations
+            .iter()
+            .all(|o| o.raw_trap && o.raw_syscalls_total == 0)
+    );
 
     // A second run has nothing to redo.
     let again = campaign_ok("memory", &cands, &run, &[]);
     assert!(!again.contains("redone"), "{again}");
+
+    // Published, validated (recomputed), shown on the candidate page and the summary.
+    let data = dir.path().join("data");
+    publish_ok(&run, "mem-test", &data);
+    assert!(data.join("memory/zoo-memory/known.json").is_file());
+    let cat = data.join("catalog");
+    catalog_ok(&data, &cat);
+    let pages = dir.path().join("pages");
+    let out = report(&data, &pages, &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let page = std::fs::read_to_string(pages.join("zoo-memory/perf_mem-test.md")).unwrap();
+    for row in [
+        "| `known` | keygen | ",
+        "| 4096 | 4096 | 1 | 4096 | – |",
+        "| `known` | enc | ",
+        "| 196608 | 196608 | 3 | 0 | – |",
+        "| `known` | dec | ",
+        "| 1048576 | 1048576 | 1 | 0 | – |",
+        "constructor allocated 1000 B in 1 block(s) at load",
+        "freed 1 pointer(s) per call it did not allocate",
+        "2 raw brk/mmap/mremap/munmap syscall(s) per call (65536 B asked)",
+    ] {
+        assert!(page.contains(row), "no {row:?} in\n{page}");
+    }
+    let summary = std::fs::read_to_string(pages.join("performance/summary_mem-test.md")).unwrap();
+    assert!(
+        summary.contains("Memory per call (algorithm only)"),
+        "{summary}"
+    );
+    let ok = validate(&data, &cat, Some(&pages));
+    assert!(ok.status.success(), "{}", text(&ok));
+    assert!(text(&ok).contains("memory: 5 record(s), 15 operation(s) checked, 0 problem(s)"));
+    // A figure edited by hand is caught.
+    let path = data.join("memory/zoo-memory/known.json");
+    let mut m: MemoryRecord = ngcc_perf::util::read_json(&path).unwrap();
+    m.static_size.as_mut().unwrap().algorithm.text += 1;
+    ngcc_perf::util::write_json(&path, &m).unwrap();
+    let bad = validate(&data, &cat, None);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad).contains("static_size.algorithm"),
+        "{}",
+        text(&bad)
+    );
 }

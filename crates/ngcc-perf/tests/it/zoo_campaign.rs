@@ -110,12 +110,68 @@ const FORGED: Rec = Failed(
     "CRASH: unexpected output on the result channel (a result without this job's nonce)",
 );
 const FORGED_OPS: &[(&str, Rec)] = &[("keygen", FORGED), ("enc", FORGED), ("dec", FORGED)];
-/// Seconds 3.4 times short of the TSC.
-const GOT: Rec = Inconsistent("ticks are ");
+/// The GOT patch lands, but no timing read goes through that slot (issue 33,
+/// `measure::clock`): measured normally.
+const GOT: Rec = Complete;
+/// The work of 3000 calls done in a constructor or the first call (issue 33).
+const UNTIMED: &[(&str, Rec)] = &[
+    ("keygen", Inconsistent("s of CPU outside its timed windows")),
+    ("enc", Inconsistent("s of CPU outside its timed windows")),
+    ("dec", Inconsistent("s of CPU outside its timed windows")),
+];
 /// Trials 700 times faster than calibration.
 const FAST: Rec = Inconsistent("times faster than calibration's");
 
 const ZOO: &[Entry] = &[
+    // ------------------------------------------------------ trust (issue 33, zoo_trust.rs)
+    Entry {
+        key: "zoo-trust/control",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    Entry {
+        key: "zoo-trust/tsc",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    Entry {
+        key: "zoo-trust/got",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    Entry {
+        key: "zoo-trust/ctor",
+        kat: "PASS",
+        detail: "",
+        ops: UNTIMED,
+    },
+    Entry {
+        key: "zoo-trust/first-call",
+        kat: "PASS",
+        detail: "",
+        ops: UNTIMED,
+    },
+    Entry {
+        key: "zoo-trust/leak",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
+    Entry {
+        key: "zoo-trust/home-error",
+        kat: "BUILDFAIL",
+        detail: "#error /home/victim/",
+        ops: NONE,
+    },
+    Entry {
+        key: "zoo-trust-text/markup",
+        kat: "PASS",
+        detail: "",
+        ops: KEM_OK,
+    },
     // ---------------------------------------------------------------- hostile (issue 12)
     Entry {
         key: "zoo-hostile/forge-pass",
@@ -850,12 +906,16 @@ fn the_zoo_gets_exact_statuses_and_the_rest_is_measured() {
         ],
     );
     let _ = std::fs::remove_file("/tmp/ngcc-zoo-wrapper-ran");
+    // Exactly the table's instances: other tests keep their own toys in tests/zoo.
+    let only = ZOO.iter().map(|e| e.key).collect::<Vec<_>>().join(",");
     let t = Instant::now();
     let stderr = campaign_ok(
         "all",
         &zoo,
         r,
         &[
+            "--only",
+            &only,
             "--candidates",
             genc.path().to_str().unwrap(),
             "--build-timeout",
@@ -1039,19 +1099,19 @@ fn hostile_outcomes(r: &Path, zoo: &Path) {
         "{}",
         rec.processes[0].stderr
     );
-    // The GOT patch works inside the worker (seconds 3.4 times short of the TSC); the clock
-    // cross-check flags it (above), from what the parent observed.
+    // The GOT patch lands inside the worker, but the clock reads go through the vDSO entry
+    // resolved before dlopen: seconds and TSC agree (it was 3.4 times off before issue 33).
     let rec = record(r, "zoo-hostile/got-clock", "keygen").unwrap();
     let hz = rec.ngcc.as_ref().unwrap().counter_hz.unwrap();
     for p in &rec.processes {
+        assert!(
+            p.stderr.contains("zoo-got patched=") && !p.stderr.contains("patched=0"),
+            "{}",
+            p.stderr
+        );
         let t = &p.trials[0];
         let ratio = t.cycles as f64 / hz / t.seconds;
-        assert!(ratio > 2.5, "ratio {ratio}");
-        let o = p.observed.as_ref().unwrap();
-        assert!(
-            o.tree_usage.cpu_s() >= t.cpu_seconds.unwrap() * 0.9,
-            "{o:?} {t:?}"
-        );
+        assert!((0.95..1.05).contains(&ratio), "ratio {ratio}");
     }
     // The victims are intact: wait for a daemon's 3 s, then check them against build.json.
     std::thread::sleep(std::time::Duration::from_secs(4));

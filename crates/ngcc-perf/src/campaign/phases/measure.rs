@@ -57,6 +57,8 @@ struct Measured {
     last_outputs: Vec<String>,
     /// Wall seconds of the verify children.
     verify_s: f64,
+    /// The fixed cost of an empty jailed process, for the time accounting.
+    fixed_cost: Option<FixedCost>,
 }
 
 pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
@@ -104,8 +106,10 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
     );
     let progress = Progress::new("measure", planned.len() as u64);
     let mut left = total_s;
+    let mut fixed = None;
     if !planned.is_empty() {
         noise_sample(ctx, NoisePoint::Start)?;
+        fixed = Some(fixed_cost(ctx)?);
     }
     let middle = planned.len() / 2;
     for (i, p) in planned.iter().enumerate() {
@@ -115,7 +119,7 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
         let t = p.target();
         let key = t.key();
         progress.working_on(&format!("{} {key}", p.sel.key()));
-        let record = measure_one(ctx, p)?;
+        let record = measure_one(ctx, p, fixed)?;
         write_json(&run.record_path(t.cand(), t.label(), &key), &record)?;
         left -= p.plan.estimated_s;
         let value = match &record.stats {
@@ -158,7 +162,44 @@ fn noise_sample(ctx: &MeasureCtx, at: NoisePoint) -> Result<()> {
     ctx.run.save_campaign(&c)
 }
 
-fn measure_one(ctx: &MeasureCtx, planned: &Planned) -> Result<Record> {
+/// Probe jobs measured for the fixed cost of a jailed process with no candidate code.
+const FIXED_COST_PROBES: usize = 3;
+
+/// The fixed cost of a jailed process (keeper, proxy, worker start and lock-down; no
+/// candidate code): the least CPU and the least wall time of [`FIXED_COST_PROBES`] probe
+/// jobs, as the orchestrator observed them. The least: a larger figure would excuse more of
+/// a candidate's untimed work, and honest processes pass with it (ARCHITECTURE.md, "Hostile
+/// candidates", has the ratios).
+fn fixed_cost(ctx: &MeasureCtx) -> Result<FixedCost> {
+    let mut best: Option<FixedCost> = None;
+    for i in 0..FIXED_COST_PROBES {
+        let spec = crate::sandbox::Spec {
+            workdir: ctx.run.scratch(&format!("fixed-cost-{i}"))?,
+            timeout: std::time::Duration::from_secs(30),
+        };
+        let out = crate::sandbox::run_probe(&spec)?;
+        let (cpu, wall) = (out.observed.tree_usage.cpu_s(), out.observed.wall_s);
+        best = Some(best.map_or(
+            FixedCost {
+                cpu_s: cpu,
+                wall_s: wall,
+            },
+            |b| FixedCost {
+                cpu_s: b.cpu_s.min(cpu),
+                wall_s: b.wall_s.min(wall),
+            },
+        ));
+    }
+    let fixed = best.unwrap_or_default();
+    eprintln!(
+        "measure: fixed cost of a jailed process: {:.1} ms CPU, {:.1} ms wall",
+        fixed.cpu_s * 1e3,
+        fixed.wall_s * 1e3
+    );
+    Ok(fixed)
+}
+
+fn measure_one(ctx: &MeasureCtx, planned: &Planned, fixed: Option<FixedCost>) -> Result<Record> {
     let (t, cal, p) = (planned.target(), &planned.cal, &planned.plan);
     let mut m = Measured {
         processes: Vec::new(),
@@ -168,6 +209,7 @@ fn measure_one(ctx: &MeasureCtx, planned: &Planned) -> Result<Record> {
         max_hz: timing::fixed_clock(&ctx.host.environment),
         last_outputs: Vec::new(),
         verify_s: 0.0,
+        fixed_cost: fixed,
     };
     let lib_now = ctx.run.path(t.entry.library.as_deref().unwrap_or_default());
     let lib_ok = sha256_file(&lib_now).ok() == t.entry.library_sha256;
@@ -493,9 +535,12 @@ fn assemble(ctx: &MeasureCtx, planned: &Planned, m: Measured) -> Record {
             counter: extra.counter.clone(),
             counter_hz: extra.counter_hz,
             calibration_min_s: crosscheck::calibration_bound(cal),
+            fixed_cost: m.fixed_cost,
+            warmups: p.warmups,
         };
         let mut verdict = crosscheck::check(&processes, &ev, m.last_outputs);
         verdict.figures.verify_s = m.verify_s;
+        verdict.figures.cold_s = Some(cal.cold_s);
         extra.checks = Some(verdict.figures);
         if let Some(why) = verdict.failure {
             status = RecordStatus::Inconsistent;

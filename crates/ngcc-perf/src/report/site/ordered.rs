@@ -212,6 +212,12 @@ fn chart(gs: &Groups, g: &Group, sys: &str) -> String {
     for (i, m) in ms.iter().enumerate() {
         let fill = PALETTE[i % PALETTE.len()];
         let (cx, cy) = (px(m.x), py(m.y));
+        // Labels point inwards, so one at the right edge stays inside the chart.
+        let (label_x, anchor) = if cx > (x0 + x1) / 2.0 {
+            (cx - 7.0, "end")
+        } else {
+            (cx + 7.0, "start")
+        };
         let _ = writeln!(
             out,
             "<g class=\"mark\"><title>{tip}</title>\
@@ -219,7 +225,7 @@ fn chart(gs: &Groups, g: &Group, sys: &str) -> String {
              <line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{fill}\"/>\
              <line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{fill}\"/>\
              <circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"5\" fill=\"{fill}\"/>\
-             <text class=\"label\" x=\"{:.1}\" y=\"{:.1}\">{} ({})</text></g>",
+             <text class=\"label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{} ({})</text></g>",
             py(m.lo),
             py(m.hi),
             cx - 4.0,
@@ -230,7 +236,7 @@ fn chart(gs: &Groups, g: &Group, sys: &str) -> String {
             cx + 4.0,
             py(m.hi),
             py(m.hi),
-            cx + 7.0,
+            label_x,
             cy - 6.0,
             esc(&m.cand),
             esc(&m.rank),

@@ -3,7 +3,13 @@
 //! not a kill): new processes (threads stay allowed), exec, ptrace and peeking into other
 //! processes, sockets, sessions and process groups, mounts and namespaces, CPU affinity and
 //! scheduling (keeps the pin), kernel-wide facilities (bpf, perf counters, keyrings, modules,
-//! kexec, io_uring, userfaultfd), and signals to any process but the worker itself.
+//! kexec, io_uring, userfaultfd), signals to any process but the worker itself, more
+//! seccomp filters, and every `prctl` but the few readers and namers libc and std use
+//! ([`PRCTL_ALLOWED`]): `PR_SET_TSC` would let a SIGSEGV handler answer each `rdtsc` (the
+//! counter and the vDSO clock alike) with scaled values, a filter of its own could trap and
+//! answer our clock system calls, and `PR_SET_SPECULATION_CTRL`, `PR_SET_THP_DISABLE` or
+//! `PR_SET_TIMERSLACK` change how fast the same code runs. On x86_64 `arch_prctl`'s
+//! `ARCH_SET_CPUID` (CPUID faulting, the same trick for `cpuid`) is denied too.
 //! `clone3` answers ENOSYS, so glibc falls back to `clone`, whose flags a filter can see.
 
 use seccompiler::{
@@ -74,11 +80,33 @@ fn denied() -> Vec<libc::c_long> {
         libc::SYS_swapoff,
         libc::SYS_acct,
         libc::SYS_tkill,
+        libc::SYS_seccomp,
     ];
     #[cfg(target_arch = "x86_64")]
     v.extend([libc::SYS_fork, libc::SYS_vfork]);
     v
 }
+
+/// The `prctl` options the worker may still call: readers, and naming a thread
+/// (`PR_SET_NAME`, std's thread names) or an anonymous mapping (`PR_SET_VMA`, glibc's malloc).
+pub const PRCTL_ALLOWED: &[u64] = &[
+    libc::PR_GET_PDEATHSIG as u64,
+    libc::PR_GET_DUMPABLE as u64,
+    libc::PR_GET_KEEPCAPS as u64,
+    libc::PR_SET_NAME as u64,
+    libc::PR_GET_NAME as u64,
+    libc::PR_GET_SECCOMP as u64,
+    libc::PR_CAPBSET_READ as u64,
+    libc::PR_GET_TSC as u64,
+    libc::PR_GET_TIMERSLACK as u64,
+    libc::PR_GET_NO_NEW_PRIVS as u64,
+    libc::PR_GET_THP_DISABLE as u64,
+    0x5356_4d41, // PR_SET_VMA
+];
+
+/// arch_prctl ARCH_SET_CPUID (asm/prctl.h).
+#[cfg(target_arch = "x86_64")]
+const ARCH_SET_CPUID: u64 = 0x1012;
 
 fn cond(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, String> {
     SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value).map_err(|e| e.to_string())
@@ -127,6 +155,17 @@ fn eperm_filter(pid: u32, allow_exec: bool) -> Result<BpfProgram, String> {
             cond32(0, SeccompCmpOp::Ne, 0)?,
             cond32(0, SeccompCmpOp::Ne, pid)?,
         ])?],
+    );
+    // prctl: every option but the allowed ones.
+    let others = PRCTL_ALLOWED
+        .iter()
+        .map(|&o| cond32(0, SeccompCmpOp::Ne, o))
+        .collect::<Result<Vec<_>, _>>()?;
+    rules.insert(libc::SYS_prctl, vec![rule(others)?]);
+    #[cfg(target_arch = "x86_64")]
+    rules.insert(
+        libc::SYS_arch_prctl,
+        vec![rule(vec![cond32(0, SeccompCmpOp::Eq, ARCH_SET_CPUID)?])?],
     );
     let f = SeccompFilter::new(
         rules,

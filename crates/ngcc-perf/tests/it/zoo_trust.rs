@@ -1,0 +1,126 @@
+//! The trust zoo (issue 33; tests/zoo/trust, trust-text, sources in trust-toy): toy KEMs
+//! doing the same work as an honest control (`zoo-trust/control`) that lie about its cost,
+//! or whose text must not bend our output. Each attack is refused or flagged with a
+//! one-line reason, the control is measured normally, and the campaign exits 0.
+//!
+//! - `tsc`: PR_SET_TSC(PR_TSC_SIGSEGV) and a SIGSEGV handler running rdtsc at half speed.
+//!   Seccomp refuses the prctl: measured normally, like the control.
+//! - `got`: the harness's clock_gettime GOT slot pointed at a half-speed clock. The slot is
+//!   patched, but the timing path reads the vDSO entry resolved before dlopen: measured
+//!   normally.
+//! - `ctor`, `first-call`: the work of 3000 calls in a constructor or the first call, cached:
+//!   `inconsistent` by the untimed-work check (CPU time from wait4 outside the timed windows).
+//! - `leak`, `home-error`, `trust-text/markup`: host paths, markup and terminal control bytes
+//!   in the candidate's own text (published quarantined and escaped: see below).
+
+use crate::common::*;
+use ngcc_perf::dataset::schema::{Record, RecordStatus};
+use std::path::{Path, PathBuf};
+
+fn zoo(dir: &str) -> PathBuf {
+    manifest_dir().join("tests/zoo").join(dir)
+}
+
+fn record(run: &Path, key: &str, op: &str) -> Record {
+    let (cand, label) = key.split_once('/').unwrap();
+    let path = run.join(format!("records/{cand}/{label}__{op}.json"));
+    ngcc_perf::util::read_json(&path).unwrap_or_else(|e| panic!("{key} {op}: {e:#}"))
+}
+
+/// The median trial's CPU seconds per call (the thread's CPU time when a loaded host
+/// stretched the seconds further).
+fn cpu_per_call(r: &Record) -> f64 {
+    let mut v: Vec<f64> = r
+        .processes
+        .iter()
+        .flat_map(|p| p.trials.iter())
+        .map(|t| t.seconds.min(t.cpu_seconds.unwrap_or(t.seconds)) / t.measurements.max(1) as f64)
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn stderr(r: &Record) -> String {
+    r.processes.iter().map(|p| p.stderr.as_str()).collect()
+}
+
+/// Runs the trust zoo once: build, KAT, calibrate and measure, on the zoo's short budget.
+fn run_zoo(run: &Path) -> String {
+    let trust_text = zoo("trust-text");
+    let toy = zoo("trust-toy");
+    campaign_ok(
+        "build,kat,calibrate,measure",
+        &zoo("trust"),
+        run,
+        &[
+            "--candidates",
+            trust_text.to_str().unwrap(),
+            "--allow-source-root",
+            toy.to_str().unwrap(),
+            "--allow-unfixed-host",
+            "--trial-target",
+            "0.002",
+            "--op-budget",
+            "0.05",
+        ],
+    )
+}
+
+#[test]
+fn lies_about_time_are_refused_or_flagged_and_the_control_is_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let stderr_text = run_zoo(&run);
+    assert!(
+        stderr_text.contains("measure: fixed cost of a jailed process: "),
+        "{stderr_text}"
+    );
+    let mut table = Vec::new();
+    for op in ["keygen", "enc", "dec"] {
+        let control = record(&run, "zoo-trust/control", op);
+        assert_eq!(control.status, RecordStatus::Complete, "control {op}");
+        let checks = control
+            .ngcc
+            .as_ref()
+            .and_then(|x| x.checks.clone())
+            .unwrap();
+        assert!(checks.fixed_cost.is_some() && checks.cpu_accounted.is_some());
+        let honest = cpu_per_call(&control);
+        for (label, marker) in [
+            ("tsc", "trust-tsc prctl=-1 (Operation not permitted)"),
+            ("got", "trust-got patched="),
+        ] {
+            let r = record(&run, &format!("zoo-trust/{label}"), op);
+            assert_eq!(r.status, RecordStatus::Complete, "{label} {op}");
+            let said = stderr(&r);
+            assert!(said.contains(marker), "{label} {op}: {said}");
+            assert!(!said.contains("patched=0"), "{label} {op}: {said}");
+            // `complete` says every check passed: ticks and seconds agree, and the kernel's
+            // CPU time is accounted for (a working lie fails one or the other). The figure
+            // is the control's, within a loaded host's noise (the lie would halve it).
+            let ratio = cpu_per_call(&r) / honest;
+            assert!(
+                ratio > 0.8,
+                "{label} {op}: {ratio:.2} of the control's time"
+            );
+            table.push(format!(
+                "{label} {op}: complete, ×{ratio:.2} of the control"
+            ));
+        }
+        for label in ["ctor", "first-call"] {
+            let r = record(&run, &format!("zoo-trust/{label}"), op);
+            let why = r
+                .ngcc
+                .as_ref()
+                .and_then(|x| x.inconsistent_reason.clone())
+                .unwrap_or_default();
+            assert_eq!(r.status, RecordStatus::Inconsistent, "{label} {op}: {why}");
+            assert!(
+                why.contains("s of CPU outside its timed windows") && !why.contains('\n'),
+                "{label} {op}: {why}"
+            );
+            table.push(format!("{label} {op}: inconsistent: {why}"));
+        }
+    }
+    eprintln!("{}", table.join("\n"));
+}
