@@ -50,16 +50,27 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         None => println!("demo: no samples/iccs folder here; measuring PQClean ML-KEM only"),
     }
     let run_dir = out.join("run");
+    // Instruction counts too where valgrind is installed (they take about a minute).
+    let mut phases = Phase::ALL.to_vec();
+    let counting = crate::child::count::available();
+    if counting {
+        phases.push(Phase::Count);
+    }
     let settings = Settings {
         quick: true,
         trial_target_s: args.trial_target,
         op_budget_s: args.op_budget,
         allow_unfixed_host: true,
-        ..Settings::new(&Phase::ALL, dirs, run_dir.clone())
+        ..Settings::new(&phases, dirs, run_dir.clone())
     };
     println!(
-        "demo: campaign (build, KAT, calibrate, measure, profile) in {}; hash KATs in --quick mode; the host is not \
+        "demo: campaign (build, KAT, calibrate, measure, profile, memory{}) in {}; hash KATs in --quick mode; the host is not \
          checked for fixed clocks (--allow-unfixed-host), and the data says so",
+        if counting {
+            ", count"
+        } else {
+            "; no valgrind: no instruction counts"
+        },
         run_dir.display()
     );
     campaign::execute(&settings)?;

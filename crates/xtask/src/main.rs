@@ -53,8 +53,11 @@ fn test(extra: &[String]) -> ExitCode {
         let (t0, cpu0) = (std::time::Instant::now(), children_cpu_s());
         for cmd in install_commands(&need, privilege) {
             eprintln!("xtask: {}", cmd.join(" "));
+            // apt's and dpkg's progress (thousands of lines) would bury the test output;
+            // their errors go to stderr, which stays.
             let ok = Command::new(&cmd[0])
                 .args(&cmd[1..])
+                .stdout(std::process::Stdio::null())
                 .status()
                 .is_ok_and(|s| s.success());
             if !ok {

@@ -3,14 +3,14 @@
 //! operation (`--toggle-collect`, see `protocol::callgrind_args`), so what is counted is the
 //! library call alone. This job prepares the operation exactly as a trial does (seed, the
 //! calibration's saved setup or the same setup built from the same seed, then a fresh
-//! seed, the trial's warm-up calls), zeroes the counters and dumps them after every counted
-//! call: one callgrind file per call, which the orchestrator reads.
+//! seed, the trial's warm-up calls), dumps the counters once to close the warm-up and
+//! again after every counted call: one callgrind file per call, which the orchestrator reads.
 
 use super::library::Lib;
 use super::ops::{Runner, perf_seed, seed_library};
 use super::protocol::{CountJob, CountOutput};
 use crate::candidate::Kind;
-use crate::dataset::count::DUMP_PREFIX;
+use crate::dataset::count::{DUMP_PREFIX, WARMUP_DUMP};
 use crate::dataset::schema::{Op, ProcessStatus};
 use crate::measure::counter::monotonic_raw_ns;
 
@@ -21,7 +21,6 @@ mod client {
     unsafe extern "C" {
         fn ngcc_count_client_available() -> c_int;
         fn ngcc_count_running_on_valgrind() -> c_uint;
-        fn ngcc_count_zero();
         fn ngcc_count_dump(name: *const c_char);
     }
 
@@ -36,11 +35,6 @@ mod client {
         unsafe { ngcc_count_running_on_valgrind() != 0 }
     }
 
-    pub fn zero() {
-        // SAFETY: a client request without arguments.
-        unsafe { ngcc_count_zero() }
-    }
-
     pub fn dump(name: &str) {
         let c = CString::new(name).unwrap_or_default();
         // SAFETY: a NUL-terminated string we own; callgrind copies it.
@@ -48,9 +42,15 @@ mod client {
     }
 }
 
-fn failed(mut out: CountOutput, e: String) -> CountOutput {
+/// Whether the count phase can run here: valgrind installed and this binary built with its
+/// callgrind header (the demo counts only then).
+pub fn available() -> bool {
+    client::available() && std::path::Path::new(super::protocol::valgrind_program()).is_file()
+}
+
+fn failed(mut out: CountOutput, e: impl Into<String>) -> CountOutput {
     out.status = ProcessStatus::Failed;
-    out.error = Some(e);
+    out.error = Some(e.into());
     out
 }
 
@@ -62,11 +62,11 @@ pub fn run(job: &CountJob) -> CountOutput {
     if !client::available() {
         return failed(
             out,
-            "this ngcc-perf was built without valgrind/callgrind.h: no count run possible".into(),
+            "this ngcc-perf was built without valgrind/callgrind.h: no count run possible",
         );
     }
     if !client::on_valgrind() {
-        return failed(out, "the count job is not running under valgrind".into());
+        return failed(out, "the count job is not running under valgrind");
     }
     super::crash::stage("dlopen (library constructors)");
     let lib = match Lib::open(&job.library) {
@@ -103,7 +103,9 @@ pub fn run(job: &CountJob) -> CountOutput {
         }
         out.warmups += 1;
     }
-    client::zero();
+    // A dump, not a zero: after CALLGRIND_ZERO_STATS the first counted call still carried
+    // tens of instructions more than the next (PLT and heap calls in the first dump).
+    client::dump(WARMUP_DUMP);
     for i in 1..=job.calls {
         let r = runner.call();
         client::dump(&format!("{DUMP_PREFIX} {i}"));

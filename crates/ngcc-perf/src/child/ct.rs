@@ -83,9 +83,9 @@ pub fn uses_sk(op: &Op) -> bool {
     matches!(op, Op::Dec | Op::Sign)
 }
 
-fn failed(mut out: CtOutput, e: String) -> CtOutput {
+fn failed(mut out: CtOutput, e: impl Into<String>) -> CtOutput {
     out.status = ProcessStatus::Failed;
-    out.error = Some(e);
+    out.error = Some(e.into());
     out
 }
 
@@ -100,11 +100,11 @@ pub fn run(job: &CtJob) -> CtOutput {
     if tainting && !client::available() {
         return failed(
             out,
-            "this ngcc-perf was built without valgrind/memcheck.h: no taint run possible".into(),
+            "this ngcc-perf was built without valgrind/memcheck.h: no taint run possible",
         );
     }
     if tainting && !client::on_valgrind() {
-        return failed(out, "the taint job is not running under valgrind".into());
+        return failed(out, "the taint job is not running under valgrind");
     }
     super::crash::stage("dlopen (library constructors)");
     let lib = match Lib::open(&job.library) {
@@ -126,7 +126,7 @@ pub fn run(job: &CtJob) -> CtOutput {
         _ => Err("no counter".into()),
     };
     out.work_s = (monotonic_raw_ns() - t0) as f64 / 1e9;
-    if let Err(e) = res.and_then(|()| runner.check_guards()) {
+    if let Err(e) = res.and_then(|()| runner.check_guards().map_err(String::from)) {
         return failed(out, e);
     }
     out.status = ProcessStatus::Complete;
@@ -290,10 +290,10 @@ enum Varied {
 }
 
 fn varied(op: &Op) -> Varied {
-    match op {
-        Op::Dec => Varied::Buffer("ct"),
-        Op::Sign => Varied::Buffer("m"),
-        _ => Varied::Randomness,
+    // One table for the classes and the verdict's words (schema::CtVerdict::of).
+    match crate::dataset::schema::ct_varied_buffer(op) {
+        Some(name) => Varied::Buffer(name),
+        None => Varied::Randomness,
     }
 }
 
@@ -370,7 +370,7 @@ fn dudect(
         if let Err(e) = r
             && matches!(what, Varied::Randomness)
         {
-            return Err(e);
+            return Err(e.into());
         }
         i += 1;
         if i > DUDECT_WARMUPS {

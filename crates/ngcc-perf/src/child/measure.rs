@@ -60,7 +60,7 @@ fn ready<'l>(
         Box::new(out)
     };
     if let Err(e) = seed_library(lib, job.api, job.seed_tweak, job.rng) {
-        return Err(fail(out, e));
+        return Err(fail(out, e.into()));
     }
     let op = if job.kind == crate::candidate::Kind::Hash {
         Op::Hash
@@ -75,7 +75,7 @@ fn ready<'l>(
     super::crash::stage(&op.name());
     let runner = match prepared {
         Ok(r) => r,
-        Err(e) => return Err(fail(out, e)),
+        Err(e) => return Err(fail(out, e.into())),
     };
     out.ready_s = (monotonic_raw_ns() - t_start) as f64 / 1e9;
     Ok(Ready {
@@ -197,7 +197,7 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
     }
     if let Err(e) = runner.check_guards() {
         out.status = ProcessStatus::Failed;
-        out.error = Some(format!("OVERFLOW: {e}"));
+        out.error = Some(e.to_string());
         return out;
     }
     out.meta = runner.meta(&out.counter, 0, baseline, memory::peak_rss_bytes(), 1);
@@ -254,7 +254,7 @@ pub fn trial(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
             }
         }
         if let Err(e) = runner.check_guards() {
-            out.error = Some(format!("OVERFLOW: {e}"));
+            out.error = Some(e.to_string());
             out.trials.pop();
             break;
         }
@@ -263,7 +263,7 @@ pub fn trial(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
         let dir = std::path::Path::new(LAST_OUTPUTS);
         if let Err(e) = std::fs::create_dir_all(dir)
             .map_err(|e| e.to_string())
-            .and_then(|()| runner.save(dir))
+            .and_then(|()| runner.save(dir).map_err(String::from))
         {
             out.error
                 .get_or_insert(format!("saving the last outputs: {e}"));

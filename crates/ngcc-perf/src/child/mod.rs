@@ -159,7 +159,7 @@ fn verify(job: &protocol::OpJob) -> protocol::VerifyOutput {
         Err(e) => return fail(out, format!("{}: {e}", KatStatus::LoadFail)),
     };
     if let Err(e) = ops::seed_library(&lib, job.api, job.seed_tweak, job.rng) {
-        return fail(out, e);
+        return fail(out, e.into());
     }
     let op = if job.kind == crate::candidate::Kind::Hash {
         crate::dataset::schema::Op::Hash
@@ -175,6 +175,6 @@ fn verify(job: &protocol::OpJob) -> protocol::VerifyOutput {
             out.values = values;
             out
         }
-        Err(e) => fail(out, e),
+        Err(e) => fail(out, e.into()),
     }
 }

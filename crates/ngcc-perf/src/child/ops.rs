@@ -7,9 +7,7 @@ use super::library::*;
 use super::protocol::{BenchRng, Expect, VerifyValue};
 use super::rng;
 use crate::candidate::{Api, Kind};
-use crate::dataset::schema::{
-    CounterKind, KatRng, KatStatus, META_SIGN_FAILURES_RETRIED, Op, TimingScope,
-};
+use crate::dataset::schema::{CounterKind, KatRng, META_SIGN_FAILURES_RETRIED, Op, TimingScope};
 use crate::measure::counter::{Counter, monotonic_raw_ns};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -34,21 +32,54 @@ pub fn hash_message(len: u64) -> Vec<u8> {
     (0..len).map(|i| ((131 * i + len) % 256) as u8).collect()
 }
 
+/// Why an operation could not be prepared, run or checked. The kind decides what follows
+/// (a broken length is not retried with another message, a missing symbol is the library's
+/// fault, not the call's); the text goes into the process record.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum OpError {
+    /// A returned length beyond its declared capacity, or a write outside a buffer: the
+    /// reference's OVERFLOW.
+    #[error("OVERFLOW: {0}")]
+    Overflow(String),
+    /// The library refused the call (a return code, no signature after the retries) or its
+    /// results do not agree with each other.
+    #[error("{0}")]
+    Refused(String),
+    /// The library lacks a function or declares what cannot be run.
+    #[error("{0}")]
+    Library(String),
+    /// The saved setup could not be read or written.
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// A function of the library by name (see `Lib::func`).
+fn sym<T: Copy>(lib: &Lib, name: &str) -> Result<T, OpError> {
+    lib.func(name).map_err(OpError::Library)
+}
+
+/// Callers that report an error as text keep using `?`.
+impl From<OpError> for String {
+    fn from(e: OpError) -> String {
+        e.to_string()
+    }
+}
+
 /// A length the candidate returned must fit the buffer it declared (reference §6.1:
 /// "returned length > claimed" is an OVERFLOW).
-fn fits(op: &str, what: &str, got: u64, declared: usize) -> Result<(), String> {
+fn fits(op: &str, what: &str, got: u64, declared: usize) -> Result<(), OpError> {
     if got > declared as u64 {
-        return Err(format!(
-            "OVERFLOW: {op} returned {what} length {got} > declared {declared}"
-        ));
+        return Err(OpError::Overflow(format!(
+            "{op} returned {what} length {got} > declared {declared}"
+        )));
     }
     Ok(())
 }
 
 /// A KEX init's return code, then its pk, sk and state lengths against their capacities.
-fn kex_init_ok(op: &str, rc: i32, lens: &[u64], caps: [u64; 3]) -> Result<(), String> {
+fn kex_init_ok(op: &str, rc: i32, lens: &[u64], caps: [u64; 3]) -> Result<(), OpError> {
     if rc < 0 {
-        return Err(format!("{op} returned {rc}"));
+        return Err(OpError::Refused(format!("{op} returned {rc}")));
     }
     for ((what, &got), cap) in ["pk", "sk", "state"].into_iter().zip(lens).zip(caps) {
         fits(op, what, got, cap as usize)?;
@@ -113,19 +144,19 @@ pub fn seed_library(
     api: Api,
     tweak: u8,
     rng_kind: Option<BenchRng>,
-) -> Result<(), String> {
+) -> Result<(), OpError> {
     let seed = perf_seed(tweak);
     match api {
         Api::Iccs => {
-            let f: SeedFn = lib.func("ngcc_seed")?;
+            let f: SeedFn = sym(lib, "ngcc_seed")?;
             // SAFETY: the shim's ngcc_seed reads `len` bytes.
             let rc = unsafe { f(seed.as_ptr(), seed.len() as u64) };
             if rc != 0 {
-                return Err(format!("ngcc_seed returned {rc}"));
+                return Err(OpError::Refused(format!("ngcc_seed returned {rc}")));
             }
         }
         Api::Nist => {
-            let set: SetRandombytesFn = lib.func("ngcc_set_randombytes")?;
+            let set: SetRandombytesFn = sym(lib, "ngcc_set_randombytes")?;
             // SAFETY: host_randombytes matches the callback type.
             unsafe { set(rng::host_randombytes) };
             match rng_kind {
@@ -161,14 +192,14 @@ trait Operation {
     /// Fresh buffers in this kind's layout.
     fn buffers(&self, c: &Core) -> Vec<Guarded>;
     /// Builds the expensive setup of the selected operation in fresh buffers.
-    fn build_setup(&mut self, c: &mut Core) -> Result<(), String>;
+    fn build_setup(&mut self, c: &mut Core) -> Result<(), OpError>;
     /// One operation, as the timing loop runs it.
-    fn call(&mut self, c: &mut Core) -> Result<(), String>;
+    fn call(&mut self, c: &mut Core) -> Result<(), OpError>;
     /// `iters` operations back to back, stopping at the first failure: the timed loop. KEM,
     /// SIG and hash override it with a loop around the library call alone (arguments
     /// prepared once, a `#[cold]` error path), so that what the loop adds to a call does not
     /// depend on how this crate is optimised.
-    fn call_n(&mut self, c: &mut Core, iters: u64) -> Result<(), String> {
+    fn call_n(&mut self, c: &mut Core, iters: u64) -> Result<(), OpError> {
         let mut i = 0;
         while i < iters {
             self.call(c)?;
@@ -178,7 +209,7 @@ trait Operation {
     }
     /// One call timing only its measured part: (ns, ticks). Only KEX steps time less than
     /// the whole call.
-    fn call_step(&mut self, c: &mut Core, counter: &mut Counter) -> Result<(u64, u64), String> {
+    fn call_step(&mut self, c: &mut Core, counter: &mut Counter) -> Result<(u64, u64), OpError> {
         let t0 = monotonic_raw_ns();
         counter.start();
         self.call(c)?;
@@ -200,7 +231,7 @@ trait Operation {
     }
     /// From buffers loaded from a trial's last outputs: what they must satisfy, recomputed
     /// (empty: this kind's outputs are not verified).
-    fn verify(&mut self, _c: &mut Core) -> Result<Vec<VerifyValue>, String> {
+    fn verify(&mut self, _c: &mut Core) -> Result<Vec<VerifyValue>, OpError> {
         Ok(Vec::new())
     }
 }
@@ -218,11 +249,11 @@ fn value(what: &str, got: String, expect: Expect) -> VerifyValue {
 }
 
 /// KEM and SIG keygen alike: pk and sk are buffers 0 and 1.
-fn keygen(c: &mut Core, keygen: KeypairFn) -> Result<(), String> {
+fn keygen(c: &mut Core, keygen: KeypairFn) -> Result<(), OpError> {
     keygen_n(c, keygen, 1)
 }
 
-fn keygen_n(c: &mut Core, keygen: KeypairFn, iters: u64) -> Result<(), String> {
+fn keygen_n(c: &mut Core, keygen: KeypairFn, iters: u64) -> Result<(), OpError> {
     let (pk_cap, sk_cap) = (c.size(0) as u64, c.size(1) as u64);
     let (pk, sk) = (c.bufs[0].ptr(), c.bufs[1].ptr());
     let mut i = 0;
@@ -242,9 +273,9 @@ fn keygen_n(c: &mut Core, keygen: KeypairFn, iters: u64) -> Result<(), String> {
 /// capacity (`(what, got, capacity)`).
 #[cold]
 #[inline(never)]
-fn failed(op: &str, rc: c_int, lens: &[(&str, u64, u64)]) -> Result<(), String> {
+fn failed(op: &str, rc: c_int, lens: &[(&str, u64, u64)]) -> Result<(), OpError> {
     if rc != 0 {
-        return Err(format!("{op} returned {rc}"));
+        return Err(OpError::Refused(format!("{op} returned {rc}")));
     }
     for &(what, got, cap) in lens {
         fits(op, what, got, cap as usize)?;
@@ -267,20 +298,20 @@ struct Kem {
 }
 
 impl Kem {
-    fn load(lib: &Lib) -> Result<Kem, String> {
+    fn load(lib: &Lib) -> Result<Kem, OpError> {
         Ok(Kem {
-            keygen: lib.func("ngcc_kem_keygen")?,
-            enc: lib.func("ngcc_kem_enc")?,
-            dec: lib.func("ngcc_kem_dec")?,
+            keygen: sym(lib, "ngcc_kem_keygen")?,
+            enc: sym(lib, "ngcc_kem_enc")?,
+            dec: sym(lib, "ngcc_kem_dec")?,
             call: KemCall::Keygen,
         })
     }
 
-    fn enc(&self, c: &mut Core) -> Result<(), String> {
+    fn enc(&self, c: &mut Core) -> Result<(), OpError> {
         self.enc_n(c, 1)
     }
 
-    fn enc_n(&self, c: &mut Core, iters: u64) -> Result<(), String> {
+    fn enc_n(&self, c: &mut Core, iters: u64) -> Result<(), OpError> {
         let (pk_len, ss_cap, ct_cap) = (c.size(0) as u64, c.size(3) as u64, c.size(2) as u64);
         let (pk, ss, ct) = (c.bufs[0].ptr(), c.bufs[3].ptr(), c.bufs[2].ptr());
         let mut i = 0;
@@ -296,11 +327,11 @@ impl Kem {
         Ok(())
     }
 
-    fn dec(&self, c: &mut Core) -> Result<(), String> {
+    fn dec(&self, c: &mut Core) -> Result<(), OpError> {
         self.dec_n(c, 1)
     }
 
-    fn dec_n(&self, c: &mut Core, iters: u64) -> Result<(), String> {
+    fn dec_n(&self, c: &mut Core, iters: u64) -> Result<(), OpError> {
         let (sk_len, ct_len, ss_len) = (c.size(1) as u64, c.size(2) as u64, c.size(3) as u64);
         let (sk, ct, ss) = (c.bufs[1].ptr(), c.bufs[2].ptr(), c.bufs[4].ptr());
         let mut i = 0;
@@ -310,9 +341,9 @@ impl Kem {
             let rc = unsafe { (self.dec)(sk, sk_len, ct, ct_len, ss, &mut l) };
             if rc != 0 || l != ss_len {
                 failed("dec", rc, &[("ss", l, ss_len)])?;
-                return Err(format!(
+                return Err(OpError::Refused(format!(
                     "dec returned shared secret length {l}, declared {ss_len}"
-                ));
+                )));
             }
             i += 1;
         }
@@ -341,7 +372,7 @@ impl Operation for Kem {
         ]
     }
 
-    fn build_setup(&mut self, c: &mut Core) -> Result<(), String> {
+    fn build_setup(&mut self, c: &mut Core) -> Result<(), OpError> {
         match self.call {
             KemCall::Keygen => Ok(()),
             KemCall::Enc => keygen(c, self.keygen),
@@ -350,18 +381,20 @@ impl Operation for Kem {
                 self.enc(c)?;
                 self.dec(c)?;
                 if c.bufs[3].as_slice() != c.bufs[4].as_slice() {
-                    return Err("honest decapsulation mismatch; refusing timing".into());
+                    return Err(OpError::Refused(
+                        "honest decapsulation mismatch; refusing timing".into(),
+                    ));
                 }
                 Ok(())
             }
         }
     }
 
-    fn call(&mut self, c: &mut Core) -> Result<(), String> {
+    fn call(&mut self, c: &mut Core) -> Result<(), OpError> {
         self.call_n(c, 1)
     }
 
-    fn call_n(&mut self, c: &mut Core, iters: u64) -> Result<(), String> {
+    fn call_n(&mut self, c: &mut Core, iters: u64) -> Result<(), OpError> {
         match self.call {
             KemCall::Keygen => keygen_n(c, self.keygen, iters),
             KemCall::Enc => self.enc_n(c, iters),
@@ -373,7 +406,7 @@ impl Operation for Kem {
         [c.size(0), c.size(1), c.size(2), c.size(3), 0, 0]
     }
 
-    fn verify(&mut self, c: &mut Core) -> Result<Vec<VerifyValue>, String> {
+    fn verify(&mut self, c: &mut Core) -> Result<Vec<VerifyValue>, OpError> {
         let file = |n: usize| Expect::File(format!("buf{n}.bin"));
         Ok(match self.call {
             KemCall::Keygen => {
@@ -427,11 +460,11 @@ struct Sig {
 }
 
 impl Sig {
-    fn load(lib: &Lib) -> Result<Sig, String> {
+    fn load(lib: &Lib) -> Result<Sig, OpError> {
         Ok(Sig {
-            keygen: lib.func("ngcc_sig_keygen")?,
-            sign: lib.func("ngcc_sig_sign")?,
-            verify: lib.func("ngcc_sig_verify")?,
+            keygen: sym(lib, "ngcc_sig_keygen")?,
+            sign: sym(lib, "ngcc_sig_sign")?,
+            verify: sym(lib, "ngcc_sig_verify")?,
             call: SigCall::Keygen,
             sign_failures_retried: 0,
             verify_rejections: 0,
@@ -439,7 +472,7 @@ impl Sig {
     }
 
     /// Signs the message, retrying API failures (up to 64 attempts, each counted).
-    fn sign(&mut self, c: &mut Core) -> Result<u64, String> {
+    fn sign(&mut self, c: &mut Core) -> Result<u64, OpError> {
         let sk_len = c.size(1) as u64;
         let m_len = c.bufs[2].len() as u64;
         for _ in 0..64 {
@@ -453,18 +486,16 @@ impl Sig {
             }
             self.sign_failures_retried += 1;
         }
-        Err("sign failed 64 times in a row".into())
+        Err(OpError::Refused("sign failed 64 times in a row".into()))
     }
 
     /// Setup for verify: an honest signature that verifies (up to 16 message tweaks × 16 attempts).
-    fn honest_signature(&mut self, c: &mut Core) -> Result<(), String> {
+    fn honest_signature(&mut self, c: &mut Core) -> Result<(), OpError> {
         for _ in 0..16 {
             let signed = self.sign(c);
             // A broken length is not bad luck with one message: no point in tweaking it.
-            if let Err(e) = &signed
-                && e.starts_with(KatStatus::Overflow.as_str())
-            {
-                return Err(e.clone());
+            if let Err(e @ OpError::Overflow(_)) = signed {
+                return Err(e);
             }
             if let Ok(len) = signed {
                 c.facts.sign_failures_retried = self.sign_failures_retried;
@@ -472,7 +503,9 @@ impl Sig {
                 self.verify(c)?;
                 if self.verify_rejections > 0 {
                     c.facts.setup_verify_failed = 1;
-                    return Err("an honest signature did not verify; refusing timing".into());
+                    return Err(OpError::Refused(
+                        "an honest signature did not verify; refusing timing".into(),
+                    ));
                 }
                 return Ok(());
             }
@@ -480,15 +513,17 @@ impl Sig {
             let last = c.bufs[2].len() - 1;
             c.bufs[2].as_mut_slice()[last] = c.bufs[2].as_slice()[last].wrapping_add(1);
         }
-        Err("no honest signature after 16 message tweaks".into())
+        Err(OpError::Refused(
+            "no honest signature after 16 message tweaks".into(),
+        ))
     }
 
-    fn verify(&mut self, c: &mut Core) -> Result<(), String> {
+    fn verify(&mut self, c: &mut Core) -> Result<(), OpError> {
         self.verify_n(c, 1)
     }
 
     /// A rejection is counted, not an error.
-    fn verify_n(&mut self, c: &mut Core, iters: u64) -> Result<(), String> {
+    fn verify_n(&mut self, c: &mut Core, iters: u64) -> Result<(), OpError> {
         let pk_len = c.size(0) as u64;
         let sig_len = c.facts.signature_len;
         let m_len = c.bufs[2].len() as u64;
@@ -525,7 +560,7 @@ impl Operation for Sig {
         ]
     }
 
-    fn build_setup(&mut self, c: &mut Core) -> Result<(), String> {
+    fn build_setup(&mut self, c: &mut Core) -> Result<(), OpError> {
         match self.call {
             SigCall::Keygen => Ok(()),
             SigCall::Sign => keygen(c, self.keygen),
@@ -536,11 +571,11 @@ impl Operation for Sig {
         }
     }
 
-    fn call(&mut self, c: &mut Core) -> Result<(), String> {
+    fn call(&mut self, c: &mut Core) -> Result<(), OpError> {
         self.call_n(c, 1)
     }
 
-    fn call_n(&mut self, c: &mut Core, iters: u64) -> Result<(), String> {
+    fn call_n(&mut self, c: &mut Core, iters: u64) -> Result<(), OpError> {
         match self.call {
             SigCall::Keygen => keygen_n(c, self.keygen, iters),
             SigCall::Sign => {
@@ -561,7 +596,7 @@ impl Operation for Sig {
         [c.size(0), c.size(1), 0, 0, c.size(2), 0]
     }
 
-    fn verify(&mut self, c: &mut Core) -> Result<Vec<VerifyValue>, String> {
+    fn verify(&mut self, c: &mut Core) -> Result<Vec<VerifyValue>, OpError> {
         let what = match self.call {
             SigCall::Keygen => {
                 c.facts.signature_len = self.sign(c)?;
@@ -614,15 +649,15 @@ impl Operation for Hash {
         ]
     }
 
-    fn build_setup(&mut self, _c: &mut Core) -> Result<(), String> {
+    fn build_setup(&mut self, _c: &mut Core) -> Result<(), OpError> {
         Ok(())
     }
 
-    fn call(&mut self, c: &mut Core) -> Result<(), String> {
+    fn call(&mut self, c: &mut Core) -> Result<(), OpError> {
         self.call_n(c, 1)
     }
 
-    fn call_n(&mut self, c: &mut Core, iters: u64) -> Result<(), String> {
+    fn call_n(&mut self, c: &mut Core, iters: u64) -> Result<(), OpError> {
         let bits = c.input_bytes * 8;
         let digest_bits = c.size(0) as i32;
         let (msg, digest) = (c.bufs[0].ptr(), c.bufs[1].ptr());
@@ -642,7 +677,7 @@ impl Operation for Hash {
         [0, 0, 0, 0, 0, c.size(1)]
     }
 
-    fn verify(&mut self, c: &mut Core) -> Result<Vec<VerifyValue>, String> {
+    fn verify(&mut self, c: &mut Core) -> Result<Vec<VerifyValue>, OpError> {
         self.call(c)?;
         Ok(vec![value(
             "a fresh digest of the message",
@@ -659,15 +694,15 @@ struct Kex {
 }
 
 impl Kex {
-    fn load(lib: &Lib) -> Result<Kex, String> {
+    fn load(lib: &Lib) -> Result<Kex, OpError> {
         Ok(Kex {
             f: KexFns {
-                init_a: lib.func("ngcc_kex_init_a")?,
-                init_b: lib.func("ngcc_kex_init_b")?,
-                pass: lib.func("ngcc_kex_pass")?,
-                has_pass: lib.func("ngcc_kex_has_pass")?,
-                derive_a: lib.func("ngcc_kex_derive_a")?,
-                derive_b: lib.func("ngcc_kex_derive_b")?,
+                init_a: sym(lib, "ngcc_kex_init_a")?,
+                init_b: sym(lib, "ngcc_kex_init_b")?,
+                pass: sym(lib, "ngcc_kex_pass")?,
+                has_pass: sym(lib, "ngcc_kex_has_pass")?,
+                derive_a: sym(lib, "ngcc_kex_derive_a")?,
+                derive_b: sym(lib, "ngcc_kex_derive_b")?,
             },
             step: KexStep::Whole,
         })
@@ -680,11 +715,13 @@ impl Kex {
         c: &mut Core,
         mut timed: Option<(KexStep, &mut Counter)>,
         mut acc: Option<&mut (u64, u64)>,
-    ) -> Result<(u64, Vec<u64>, u64), String> {
+    ) -> Result<(u64, Vec<u64>, u64), OpError> {
         let f = self.f;
         let declared = c.size(0) as u32;
         if declared > 16 {
-            return Err(format!("kex declares {declared} passes (at most 16)"));
+            return Err(OpError::Library(format!(
+                "kex declares {declared} passes (at most 16)"
+            )));
         }
         let cap = c.size(6) as u64;
         let ss_cap = c.size(5) as u64;
@@ -748,9 +785,9 @@ impl Kex {
             // SAFETY: plain query.
             if unsafe { (f.has_pass)(k as i32) } == 0 {
                 if k <= declared {
-                    return Err(format!(
+                    return Err(OpError::Library(format!(
                         "kex declares {declared} passes but pass {k} is missing"
-                    ));
+                    )));
                 }
                 break;
             }
@@ -790,12 +827,12 @@ impl Kex {
             });
             lens[st_i] = st_len;
             if rc < 0 {
-                return Err(format!("pass {k} returned {rc}"));
+                return Err(OpError::Refused(format!("pass {k} returned {rc}")));
             }
             if out_len > cap {
-                return Err(format!(
-                    "OVERFLOW: pass {k} returned message length {out_len} > capacity {cap}"
-                ));
+                return Err(OpError::Overflow(format!(
+                    "pass {k} returned message length {out_len} > capacity {cap}"
+                )));
             }
             fits(
                 &format!("pass {k}"),
@@ -812,7 +849,9 @@ impl Kex {
             }
             if rc == 1 {
                 if k != declared {
-                    return Err(format!("kex finished at pass {k} but declares {declared}"));
+                    return Err(OpError::Refused(format!(
+                        "kex finished at pass {k} but declares {declared}"
+                    )));
                 }
                 break;
             }
@@ -839,7 +878,7 @@ impl Kex {
             )
         });
         if rc < 0 {
-            return Err(format!("kex_derive_ss_a returned {rc}"));
+            return Err(OpError::Refused(format!("kex_derive_ss_a returned {rc}")));
         }
         let rc = time(KexStep::DeriveB, &mut timed, &mut || unsafe {
             (f.derive_b)(
@@ -856,13 +895,15 @@ impl Kex {
             )
         });
         if rc < 0 {
-            return Err(format!("kex_derive_ss_b returned {rc}"));
+            return Err(OpError::Refused(format!("kex_derive_ss_b returned {rc}")));
         }
         if ssa_len != ssb_len
             || ssa_len > ss_cap
             || b[6].as_slice()[..ssa_len as usize] != b[7].as_slice()[..ssb_len as usize]
         {
-            return Err("the two parties derived different shared secrets".into());
+            return Err(OpError::Refused(
+                "the two parties derived different shared secrets".into(),
+            ));
         }
         Ok((passes_run, msg_lens, ssa_len))
     }
@@ -905,7 +946,7 @@ impl Operation for Kex {
         v
     }
 
-    fn build_setup(&mut self, c: &mut Core) -> Result<(), String> {
+    fn build_setup(&mut self, c: &mut Core) -> Result<(), OpError> {
         let facts = self.run(c, None, None)?;
         c.facts.kex_passes_run = facts.0;
         c.facts.kex_msg_lens = facts.1;
@@ -915,12 +956,12 @@ impl Operation for Kex {
 
     /// The whole exchange, whichever step is timed.
     #[inline]
-    fn call(&mut self, c: &mut Core) -> Result<(), String> {
+    fn call(&mut self, c: &mut Core) -> Result<(), OpError> {
         self.run(c, None, None).map(|_| ())
     }
 
     /// One protocol run timing only the selected step: (ns, ticks) of that step.
-    fn call_step(&mut self, c: &mut Core, counter: &mut Counter) -> Result<(u64, u64), String> {
+    fn call_step(&mut self, c: &mut Core, counter: &mut Counter) -> Result<(u64, u64), OpError> {
         let mut acc = (0u64, 0u64);
         self.run(c, Some((self.step, counter)), Some(&mut acc))?;
         Ok(acc)
@@ -979,23 +1020,26 @@ impl<'l> Runner<'l> {
         input_bytes: u64,
         setup_dir: &Path,
         save: bool,
-    ) -> Result<Runner<'l>, String> {
+    ) -> Result<Runner<'l>, OpError> {
         let mut ops: Box<dyn Operation> = match kind {
             Kind::Kem => Box::new(Kem::load(lib)?),
             Kind::Sig => Box::new(Sig::load(lib)?),
             Kind::Kex => Box::new(Kex::load(lib)?),
             Kind::Hash => Box::new(Hash {
-                hash: lib.func("ngcc_hash")?,
+                hash: sym(lib, "ngcc_hash")?,
             }),
         };
         let n = lib.meta.sizes.len();
-        let sizes = (0..n).map(|i| lib.size(i)).collect::<Result<Vec<_>, _>>()?;
+        let sizes = (0..n)
+            .map(|i| lib.size(i))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(OpError::Library)?;
         if !ops.select(op) {
-            return Err(format!(
+            return Err(OpError::Library(format!(
                 "operation {:?} does not exist for a {}",
                 op.name(),
                 kind.as_str()
-            ));
+            )));
         }
         let mut r = Runner {
             lib,
@@ -1010,7 +1054,8 @@ impl<'l> Runner<'l> {
         };
         let facts_path = setup_dir.join("setup.json");
         if facts_path.is_file() {
-            r.core.facts = crate::util::read_json(&facts_path).map_err(|e| format!("{e:#}"))?;
+            r.core.facts = crate::util::read_json(&facts_path)
+                .map_err(|e| OpError::Setup(format!("{e:#}")))?;
             r.load_buffers(setup_dir)?;
         } else {
             let t = monotonic_raw_ns();
@@ -1020,7 +1065,7 @@ impl<'l> Runner<'l> {
             // Name the setup, not the timed op, when setup calls wrote out of bounds.
             for b in &r.core.bufs {
                 b.check(&format!("setup for {}", op.name()))
-                    .map_err(|e| format!("{}: {e}", KatStatus::Overflow))?;
+                    .map_err(OpError::Overflow)?;
             }
             if save {
                 r.save(setup_dir)?;
@@ -1034,8 +1079,8 @@ impl<'l> Runner<'l> {
     }
 
     /// Writes every buffer and the setup facts into `dir` (the setup layout).
-    pub fn save(&self, dir: &Path) -> Result<(), String> {
-        let io = |e: anyhow::Error| format!("saving setup: {e:#}");
+    pub fn save(&self, dir: &Path) -> Result<(), OpError> {
+        let io = |e: anyhow::Error| OpError::Setup(format!("saving setup: {e:#}"));
         for (i, b) in self.core.bufs.iter().enumerate() {
             crate::util::atomic_write(&dir.join(format!("buf{i}.bin")), b.as_slice())
                 .map_err(io)?;
@@ -1043,19 +1088,19 @@ impl<'l> Runner<'l> {
         crate::util::write_json(&dir.join("setup.json"), &self.core.facts).map_err(io)
     }
 
-    fn load_buffers(&mut self, dir: &Path) -> Result<(), String> {
+    fn load_buffers(&mut self, dir: &Path) -> Result<(), OpError> {
         self.core.bufs = self.kind.buffers(&self.core);
         for (i, b) in self.core.bufs.iter_mut().enumerate() {
             let path = dir.join(format!("buf{i}.bin"));
             let data = std::fs::read(&path)
-                .map_err(|e| format!("loading setup {}: {e}", path.display()))?;
+                .map_err(|e| OpError::Setup(format!("loading setup {}: {e}", path.display())))?;
             if data.len() != b.len() {
-                return Err(format!(
+                return Err(OpError::Setup(format!(
                     "setup {} has {} bytes, the library declares {}",
                     path.display(),
                     data.len(),
                     b.len()
-                ));
+                )));
             }
             b.as_mut_slice().copy_from_slice(&data);
         }
@@ -1068,31 +1113,31 @@ impl<'l> Runner<'l> {
     }
 
     /// What the loaded outputs must satisfy, recomputed (`Operation::verify`).
-    pub fn verify(&mut self) -> Result<Vec<VerifyValue>, String> {
+    pub fn verify(&mut self) -> Result<Vec<VerifyValue>, OpError> {
         self.kind.verify(&mut self.core)
     }
 
     /// Canary check over every buffer (after a trial).
-    pub fn check_guards(&self) -> Result<(), String> {
+    pub fn check_guards(&self) -> Result<(), OpError> {
         for b in &self.core.bufs {
-            b.check(&self.core.op.name())?;
+            b.check(&self.core.op.name()).map_err(OpError::Overflow)?;
         }
         Ok(())
     }
 
     /// One operation, as the timing loop runs it.
     #[inline]
-    pub fn call(&mut self) -> Result<(), String> {
+    pub fn call(&mut self) -> Result<(), OpError> {
         self.kind.call(&mut self.core)
     }
 
     /// `iters` operations back to back: the timed loop (`Operation::call_n`).
-    pub fn call_n(&mut self, iters: u64) -> Result<(), String> {
+    pub fn call_n(&mut self, iters: u64) -> Result<(), OpError> {
         self.kind.call_n(&mut self.core, iters)
     }
 
     /// One call timing only its measured part (KEX: the selected step): (ns, ticks).
-    pub fn call_step(&mut self, counter: &mut Counter) -> Result<(u64, u64), String> {
+    pub fn call_step(&mut self, counter: &mut Counter) -> Result<(u64, u64), OpError> {
         self.kind.call_step(&mut self.core, counter)
     }
 
@@ -1162,5 +1207,43 @@ impl<'l> Runner<'l> {
         );
         put("counter", counter.to_string());
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_length_over_its_capacity_is_an_overflow_in_the_reference_words() {
+        assert_eq!(fits("enc", "ct", 4, 4), Ok(()));
+        let e = fits("enc", "ct", 5, 4).unwrap_err();
+        assert!(matches!(e, OpError::Overflow(_)));
+        assert_eq!(
+            e.to_string(),
+            "OVERFLOW: enc returned ct length 5 > declared 4"
+        );
+    }
+
+    #[test]
+    fn a_return_code_is_a_refusal_and_wins_over_the_lengths() {
+        let e = failed("dec", -1, &[("ss", 99, 32)]).unwrap_err();
+        assert_eq!(e, OpError::Refused("dec returned -1".into()));
+        let e = failed("dec", 0, &[("ss", 99, 32)]).unwrap_err();
+        assert!(matches!(e, OpError::Overflow(_)), "{e:?}");
+        assert_eq!(failed("dec", 0, &[("ss", 32, 32)]), Ok(()));
+    }
+
+    #[test]
+    fn kex_init_checks_code_then_every_length() {
+        assert!(matches!(
+            kex_init_ok("init_a", -2, &[1, 1, 1], [1, 1, 1]),
+            Err(OpError::Refused(_))
+        ));
+        let e = kex_init_ok("init_a", 0, &[1, 1, 9], [1, 1, 8]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "OVERFLOW: init_a returned state length 9 > declared 8"
+        );
     }
 }

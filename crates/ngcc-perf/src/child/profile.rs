@@ -185,9 +185,9 @@ fn involuntary_switches() -> i64 {
     }
 }
 
-fn failed(mut out: ProfileOutput, e: String) -> ProfileOutput {
+fn failed(mut out: ProfileOutput, e: impl Into<String>) -> ProfileOutput {
     out.status = ProcessStatus::Failed;
-    out.error = Some(e);
+    out.error = Some(e.into());
     out
 }
 
@@ -268,7 +268,7 @@ fn profile(job: &OpJob, lib: &Lib) -> ProfileOutput {
         done += 1;
     }
     if let Err(e) = runner.check_guards() {
-        return failed(out, format!("OVERFLOW: {e}"));
+        return failed(out, e);
     }
     (out.calls, out.overflow_calls) = prof.read();
     out.tick_hz = prof.tick_hz_since(tick_start);

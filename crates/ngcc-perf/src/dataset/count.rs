@@ -17,6 +17,8 @@ pub const RAW_EXT: &str = "callgrind";
 /// The dump after counted call i is triggered as `<prefix> <i>` (its `desc: Trigger:` line
 /// reads `Client Request: <prefix> <i>`).
 pub const DUMP_PREFIX: &str = "ngcc-count-call";
+/// The dump that closes the warm-up (callgrind's file 1, discarded).
+pub const WARMUP_DUMP: &str = "ngcc-count-warmup";
 
 /// One cache level of callgrind's simulation.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]

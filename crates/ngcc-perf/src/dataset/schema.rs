@@ -129,6 +129,10 @@ wire_enum! {
         Guide = "guide",
         HarnessDefault = "harness-default",
         GuidePerformance = "guide-performance",
+        /// The harness defaults with `-fgnu89-inline`: tried only when the harness-default
+        /// link left undefined symbols (C99 plain `inline` without an external definition,
+        /// which gcc leaves undefined wherever it does not inline).
+        HarnessDefaultGnu89Inline = "harness-default+gnu89-inline",
     }
 }
 
@@ -1238,15 +1242,38 @@ impl CtSiteKind {
 }
 
 wire_enum! {
-    /// The dudect verdict of a max |t|.
+    /// The dudect verdict of a max |t|. Its words depend on what the two classes vary
+    /// ([`ct_varied_buffer`]): with the key fixed and a public input varied (dec, sign), a
+    /// difference is a `leak`; where the classes vary the seed (keygen, enc, exchange, …), it
+    /// says only that the timing depends on the seed (e.g. rejection sampling of public
+    /// values), never which secret, if any, it reveals.
     pub enum CtVerdict {
-        /// max |t| below [`CT_T_SUSPICIOUS`].
+        /// Key fixed, public input varied: max |t| below [`CT_T_SUSPICIOUS`].
         NoLeakFound = "no_leak_found",
+        /// Key fixed, public input varied: max |t| from [`CT_T_SUSPICIOUS`] to [`CT_T_LEAK`].
         Suspicious = "suspicious",
-        /// max |t| above [`CT_T_LEAK`].
+        /// Key fixed, public input varied: max |t| above [`CT_T_LEAK`].
         Leak = "leak",
+        /// Seed varied: max |t| below [`CT_T_SUSPICIOUS`].
+        NoSeedDependenceFound = "no_seed_dependence_found",
+        /// Seed varied: max |t| from [`CT_T_SUSPICIOUS`] to [`CT_T_LEAK`].
+        MaybeSeedDependent = "maybe_seed_dependent",
+        /// Seed varied: max |t| above [`CT_T_LEAK`]; the timing depends on the seed.
+        SeedDependent = "seed_dependent",
         /// No test had [`CT_MIN_CLASS_N`] timings in both classes (the budget ended first).
         TooFewTimings = "too_few_timings",
+    }
+}
+
+/// The input dudect's two classes differ in for `op` with everything else, the secret key
+/// included, held fixed: the ciphertext of dec, the message of sign. `None`: the classes
+/// differ in the seed of the operation's randomness (keygen, enc, exchange and the rest),
+/// which is itself secret, so a timing difference is not a leak of a key.
+pub fn ct_varied_buffer(op: &Op) -> Option<&'static str> {
+    match op {
+        Op::Dec => Some("ct"),
+        Op::Sign => Some("m"),
+        _ => None,
     }
 }
 
@@ -1257,11 +1284,23 @@ pub const CT_T_SUSPICIOUS: f64 = 4.5;
 pub const CT_MIN_CLASS_N: u64 = 100;
 
 impl CtVerdict {
-    pub fn of(max_abs_t: f64) -> CtVerdict {
+    /// The verdict of `max_abs_t` for `op`'s classes (see [`ct_varied_buffer`]).
+    pub fn of(max_abs_t: f64, op: &Op) -> CtVerdict {
+        let seed = ct_varied_buffer(op).is_none();
         if max_abs_t > CT_T_LEAK {
-            CtVerdict::Leak
+            if seed {
+                CtVerdict::SeedDependent
+            } else {
+                CtVerdict::Leak
+            }
         } else if max_abs_t >= CT_T_SUSPICIOUS {
-            CtVerdict::Suspicious
+            if seed {
+                CtVerdict::MaybeSeedDependent
+            } else {
+                CtVerdict::Suspicious
+            }
+        } else if seed {
+            CtVerdict::NoSeedDependenceFound
         } else {
             CtVerdict::NoLeakFound
         }

@@ -105,7 +105,10 @@ pub fn max_abs_t(tests: &[CtTest]) -> f64 {
 }
 
 /// The verdict: too few timings when no test counts, else by max |t|.
-pub fn verdict(tests: &[CtTest]) -> crate::dataset::schema::CtVerdict {
+pub fn verdict(
+    tests: &[CtTest],
+    op: &crate::dataset::schema::Op,
+) -> crate::dataset::schema::CtVerdict {
     use crate::dataset::schema::CtVerdict;
     if !tests
         .iter()
@@ -113,7 +116,7 @@ pub fn verdict(tests: &[CtTest]) -> crate::dataset::schema::CtVerdict {
     {
         return CtVerdict::TooFewTimings;
     }
-    CtVerdict::of(max_abs_t(tests))
+    CtVerdict::of(max_abs_t(tests), op)
 }
 
 /// Parses a dudect timings file: n little-endian u64 ticks, then n class bytes.
@@ -133,6 +136,27 @@ pub fn parse_timings(bytes: &[u8]) -> Option<(Vec<u64>, Vec<u8>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `leak` only where the key is fixed and a public input varies (dec, sign); where the
+    /// classes vary the seed the words say the timing depends on the seed.
+    #[test]
+    fn verdict_words_follow_what_the_classes_vary() {
+        use crate::dataset::schema::{CtVerdict, Op};
+        let words = |op: Op| [0.5, 6.0, 343.0].map(|t| CtVerdict::of(t, &op).as_str().to_string());
+        for op in [Op::Dec, Op::Sign] {
+            assert_eq!(words(op), ["no_leak_found", "suspicious", "leak"]);
+        }
+        for op in [Op::Keygen, Op::Enc, Op::Exchange] {
+            assert_eq!(
+                words(op),
+                [
+                    "no_seed_dependence_found",
+                    "maybe_seed_dependent",
+                    "seed_dependent"
+                ]
+            );
+        }
+    }
 
     #[test]
     fn welch_t_of_known_samples() {

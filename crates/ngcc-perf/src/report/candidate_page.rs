@@ -162,6 +162,7 @@ pub fn render(v: &View, cand: &str) -> Result<Doc> {
         symmetric_section(v, cand, &labels, &mut d);
         ct_section(v, cand, &mut d);
     }
+    super::count_section::section(v, cand, &mut d);
 
     evidence_section(v, cand, &labels, &mut d);
     Ok(d)
@@ -686,7 +687,7 @@ fn ct_section(v: &View, cand: &str, d: &mut Doc) {
         return;
     }
     d.heading(2, "Constant-time evidence");
-    d.para("Secret-taint run: valgrind memcheck on a -g build with the same flags, the secrets marked undefined (the secret key for dec and sign, the randomness for every operation); a site is a source line where a secret decided a conditional jump (branch) or a memory address (index). Sites on public sk data appear only once the ranges of sk the manifest declares public (ct_sk_public) are marked secret too. dudect: fixed-vs-random inputs interleaved at random on the timed library, Welch's t on raw, cropped and second-order timings; max abs(t) above 10 is a leak, from 4.5 suspicious. A search tool, not a proof: no site means no secret branch or index on the paths these inputs took. A library whose bytes hold a valgrind client request (the fixed instruction sequence of valgrind.h) can unmark its own secrets: its taint result is shown as forged.");
+    d.para("Secret-taint run: valgrind memcheck on a -g build with the same flags, the secrets marked undefined (the secret key for dec and sign, the randomness for every operation); a site is a source line where a secret decided a conditional jump (branch) or a memory address (index). Sites on public sk data appear only once the ranges of sk the manifest declares public (ct_sk_public) are marked secret too. dudect: fixed-vs-random inputs interleaved at random on the timed library, Welch's t on raw, cropped and second-order timings. For dec and sign the secret key is fixed and the classes differ in a public input (fixed or random ciphertext, message): max abs(t) above 10 is a leak, from 4.5 suspicious, below no_leak_found. For keygen, enc and exchange the classes differ in the seed of the operation's randomness (the same seed before every call, or a fresh one): above 10 is seed_dependent, from 4.5 maybe_seed_dependent, below no_seed_dependence_found. seed_dependent means the running time depends on the seed, e.g. through rejection sampling of public values (ML-KEM's matrix from the public seed); it does not say that a secret key or message leaks, and it is not a leak verdict: whether the dependence reveals a secret is a question for the taint sites above. A search tool, not a proof: no site means no secret branch or index on the paths these inputs took. A library whose bytes hold a valgrind client request (the fixed instruction sequence of valgrind.h) can unmark its own secrets: its taint result is shown as forged.");
     let mut t = Table::new([
         "instance",
         "operation",

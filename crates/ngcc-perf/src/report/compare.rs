@@ -36,9 +36,27 @@ pub struct CompareArgs {
     /// Compare wall-clock seconds (needed when the datasets used different cycle counters).
     #[arg(long)]
     pub time: bool,
+    /// What to compare: `cycles` (the default: the records' counter), `time` (as --time) or
+    /// `instructions` (the count phase's instructions per call under callgrind: exact
+    /// differences, no interval).
+    #[arg(long, value_enum, default_value_t = Counter::Cycles)]
+    pub counter: Counter,
+    /// Exit with status 1 when any operation grew by more than PCT percent: instructions by
+    /// their exact counts; cycles and time only where the change is significant (the
+    /// interval logic) and larger than PCT.
+    #[arg(long, value_name = "PCT", conflicts_with = "reference_page")]
+    pub fail_above: Option<f64>,
     /// Also write the comparison as a standalone HTML page.
     #[arg(long, value_name = "FILE.html")]
     pub out: Option<PathBuf>,
+}
+
+/// The figure `compare` sets side by side.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counter {
+    Cycles,
+    Time,
+    Instructions,
 }
 
 /// One side of a comparison: mean per operation and its 95 % interval.
@@ -508,12 +526,34 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         .clone()
         .expect("clap requires B without --reference-page");
     let b = load::load(&b_path)?;
-    let c = compare(&a, &b, args.time)?;
     let name = |ds: &Dataset, p: &Path| match &ds.campaign.system_id {
         Some(s) => format!("{} (system {s})", p.display()),
         None => p.display().to_string(),
     };
     let (a_name, b_name) = (name(&a, &args.a), name(&b, &b_path));
+    if args.counter == Counter::Instructions {
+        let c = super::compare_count::compare(&a, &b);
+        if c.rows.is_empty() {
+            return Err(Failure::usage(
+                "compare --counter instructions: no operation has instruction counts in both datasets (run the campaign phase count)",
+            ));
+        }
+        super::site::print_stdout(&super::compare_count::text(
+            &c,
+            &a_name,
+            &b_name,
+            args.fail_above,
+        ));
+        let failed = args
+            .fail_above
+            .is_some_and(|p| !super::compare_count::grew(&c, p).is_empty());
+        return Ok(if failed {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        });
+    }
+    let c = compare(&a, &b, args.time || args.counter == Counter::Time)?;
     let mut report = text(&c, &a_name, &b_name);
     for l in super::resources::compare_lines(&a, &b) {
         let _ = writeln!(report, "{l}");
@@ -533,8 +573,34 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
             .with_context(|| format!("writing {}", out.display()))?;
         let _ = writeln!(report, "compare: page {}", out.display());
     }
+    // The gate on cycles or time: a change the intervals call significant, and larger.
+    let grown: Vec<String> = match args.fail_above {
+        Some(p) => c
+            .rows
+            .iter()
+            .filter(|r| r.changed && r.ratio > 1.0 + p / 100.0)
+            .map(|r| format!("{}/{} {}", r.candidate, r.label, r.op_key))
+            .collect(),
+        None => Vec::new(),
+    };
+    if let Some(p) = args.fail_above {
+        let _ = writeln!(
+            report,
+            "compare: {} operation(s) significantly slower by more than {p} % (--fail-above){}",
+            grown.len(),
+            if grown.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", grown.join(", "))
+            }
+        );
+    }
     super::site::print_stdout(&report);
-    Ok(ExitCode::SUCCESS)
+    Ok(if grown.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 #[cfg(test)]

@@ -282,6 +282,39 @@ pub fn hash_cell(rec: Option<&Record>, ratio_value: Option<f64>, show_ratio: boo
     }
 }
 
+/// An exact count: `2081`, `1 234 567` (thin groups of three, so deltas stay exact).
+pub fn exact(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A signed exact difference of two counts: `+4 001`, `−12`, `0`.
+pub fn exact_delta(a: u64, b: u64) -> String {
+    match b.cmp(&a) {
+        std::cmp::Ordering::Greater => format!("+{}", exact(b - a)),
+        std::cmp::Ordering::Less => format!("−{}", exact(a - b)),
+        std::cmp::Ordering::Equal => "0".into(),
+    }
+}
+
+/// A signed relative change in percent with two decimals: `+192.27 %`, `−0.05 %`, `0.00 %`.
+pub fn change_percent(pct: f64) -> String {
+    if pct > 0.0 {
+        format!("+{pct:.2} %")
+    } else if pct < 0.0 {
+        format!("−{:.2} %", -pct)
+    } else {
+        "0.00 %".into()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

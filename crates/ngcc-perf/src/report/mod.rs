@@ -4,7 +4,9 @@
 pub(crate) mod accounting;
 pub(crate) mod candidate_page;
 pub(crate) mod compare;
+pub(crate) mod compare_count;
 pub mod compare_reference;
+pub(crate) mod count_section;
 pub(crate) mod doc;
 pub(crate) mod format;
 pub(crate) mod groups;

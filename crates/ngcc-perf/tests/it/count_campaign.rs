@@ -119,6 +119,20 @@ fn the_count_zoo_is_counted_marked_and_validated() {
         "--out",
         &path(&pages),
     ]);
+    let page = std::fs::read_to_string(pages.join("zoo-count/perf_count-test.md")).unwrap();
+    assert!(page.contains("## Instruction counts"), "{page}");
+    assert!(
+        page.contains("| `count-loop` | enc | 6 082 | constant |"),
+        "{page}"
+    );
+    assert!(
+        page.contains("valgrind-aware: the library of count-forged (1 client request(s)) contains"),
+        "{page}"
+    );
+    assert!(
+        page.contains("forged: 1 valgrind client request(s) in the library"),
+        "{page}"
+    );
     let raw = data.join("count/zoo-count/count-base__enc.callgrind");
     let t = std::fs::read_to_string(&raw).unwrap();
     let ir0 = ir("count-base", "enc");
@@ -138,4 +152,71 @@ fn the_count_zoo_is_counted_marked_and_validated() {
         "{}",
         text(&v)
     );
+}
+
+/// A submitter's CI: the toy before and after a change that adds a loop to enc, and the same
+/// code rebuilt. `compare --counter instructions --fail-above 1` fails on exactly enc, and
+/// the rebuild differs by nothing.
+#[test]
+fn the_instruction_gate_catches_exactly_the_grown_operation() {
+    require_valgrind();
+    let zoo = manifest_dir().join("tests/zoo/count-kem");
+    let dir = scratch("count_gate");
+    let dataset = |name: &str, defines: &str| {
+        let cands = dir.join(format!("{name}-cands/toy"));
+        for f in ["count_toy.c", "api.h"] {
+            std::fs::create_dir_all(&cands).unwrap();
+            std::fs::copy(zoo.join(f), cands.join(f)).unwrap();
+        }
+        write(
+            &cands.join("candidate.toml"),
+            &format!(
+                "id = \"toy\"\nalgorithm = \"Toy\"\nkind = \"kem\"\napi = \"nist\"\n\n\
+                 [[instances]]\nlabel = \"toy-1\"\ndir = \".\"\nnamespace = \"CTTOY\"\n\
+                 defines = [{defines}]\n[instances.kat]\n\
+                 sha256 = \"ea6928dec3adc470c32108bf84fac8b37ac2b7684a311b6cea0ae8bfc04059a6\"\n"
+            ),
+        );
+        let run = dir.join(format!("{name}-run"));
+        campaign_ok("build,kat,count", &cands, &run, &["--count-calls", "3"]);
+        let data = dir.join(format!("{name}-data"));
+        publish_ok(&run, "gate", &data);
+        data
+    };
+    let before = dataset("before", "");
+    let after = dataset("after", "\"COUNT_EXTRA_ENC\"");
+    let rebuilt = dataset("rebuilt", "");
+    let gate = |a: &Path, b: &Path| {
+        bin()
+            .args(["compare", "--counter", "instructions", "--fail-above", "1"])
+            .arg(a)
+            .arg(b)
+            .output()
+            .unwrap()
+    };
+    let out = gate(&before, &after);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("1 grew by more than 1 % (--fail-above): toy/toy-1 enc\n"),
+        "{t}"
+    );
+    let grew: Vec<&str> = t.lines().filter(|l| l.ends_with("GREW")).collect();
+    assert_eq!(grew.len(), 1, "{t}");
+    assert!(
+        grew[0].starts_with("toy/toy-1") && grew[0].contains(" enc "),
+        "{t}"
+    );
+    let out = gate(&before, &rebuilt);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains(
+            "compare: 3 operation(s) in both, 3 with the same instructions per call; 0 grew"
+        ),
+        "{t}"
+    );
+    for l in t.lines().filter(|l| l.starts_with("toy/")) {
+        assert!(l.contains(" 0 ") && l.contains("0.00 %"), "{l}");
+    }
 }

@@ -4,7 +4,7 @@
 
 use crate::common;
 use common::*;
-use ngcc_perf::dataset::schema::{CtResult, CtSiteKind, ProcessStatus};
+use ngcc_perf::dataset::schema::{CtResult, CtSiteKind, CtVerdict, ProcessStatus};
 use ngcc_perf::measure::dudect;
 use std::path::Path;
 
@@ -15,6 +15,13 @@ fn ct(run: &Path, cand: &str, label: &str, op: &str) -> CtResult {
         .join(format!("{label}__{op}.json"));
     ngcc_perf::util::read_json(&path).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()))
 }
+
+/// The verdicts of classes that vary the seed (keygen, enc, exchange).
+const SEED_WORDS: [CtVerdict; 3] = [
+    CtVerdict::NoSeedDependenceFound,
+    CtVerdict::MaybeSeedDependent,
+    CtVerdict::SeedDependent,
+];
 
 fn require_valgrind() {
     assert!(
@@ -101,6 +108,14 @@ fn the_ct_zoo_is_flagged_at_the_right_lines() {
     // The branch does 64 volatile stores for about half the secret bytes: dudect sees it.
     let branch = ct(&run, "zoo-ct", "ct-branch", "dec");
     assert!(check_dudect(&branch) > 10.0, "{stderr}");
+    assert_eq!(branch.dudect.as_ref().unwrap().verdict, CtVerdict::Leak);
+    // keygen and enc vary the seed: their words say so, whatever t they reached.
+    for label in ["ct-honest", "ct-branch", "ct-table"] {
+        for op in ["keygen", "enc"] {
+            let v = ct(&run, "zoo-ct", label, op).dudect.unwrap().verdict;
+            assert!(SEED_WORDS.contains(&v), "{label} {op}: {v}");
+        }
+    }
     assert!(stderr.contains("ct zoo-ct/ct-branch dec: 1 sites, first ct_toy.c:"));
     // Resumable: nothing left to do.
     let again = campaign_ok("ct", &zoo, &run, &args);
@@ -182,5 +197,14 @@ fn ml_kem_768_clean_has_no_secret_site_and_no_dudect_leak_in_dec() {
     }
     let max_t = check_dudect(&dec);
     assert!(max_t < 4.5, "dec dudect max |t| {max_t}");
+    assert_eq!(dec.dudect.as_ref().unwrap().verdict, CtVerdict::NoLeakFound);
+    // keygen's timing depends on its seed (rejection sampling of the public matrix; max |t|
+    // in the hundreds): that is never called a leak, nor is enc's.
+    for op in ["keygen", "enc"] {
+        let r = ct(&run, "ml-kem", "ml-kem-768-clean", op);
+        check_dudect(&r);
+        let v = r.dudect.unwrap().verdict;
+        assert!(SEED_WORDS.contains(&v), "{op}: {v}");
+    }
     assert_eq!(dec.dudect.as_ref().unwrap().measurements, 10000);
 }

@@ -44,8 +44,8 @@ const COUNT_CAP: u64 = 256 << 20;
 /// How collection is limited to the counted calls, as records say it.
 pub const COLLECTION: &str = "callgrind --collect-atstart=no with --toggle-collect on the \
 shim's entry point of the operation (only the library call is counted, never the harness \
-around it); the counters are zeroed after the warm-up calls and dumped after each counted \
-call (CALLGRIND_ZERO_STATS, CALLGRIND_DUMP_STATS_AT from the harness, not the library)";
+around it); the counters are dumped (and so zeroed) after the warm-up calls and after each \
+counted call (CALLGRIND_DUMP_STATS_AT from the harness, not the library)";
 
 pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<()> {
     let build = run.load_build()?;
@@ -311,7 +311,8 @@ fn count_one(
     }
     let mut raw = String::new();
     for i in 1..=out.calls {
-        match std::fs::read_to_string(copied.join(format!("{CALLGRIND_OUT}.{i}"))) {
+        // callgrind's dump 1 closed the warm-up.
+        match std::fs::read_to_string(copied.join(format!("{CALLGRIND_OUT}.{}", i + 1))) {
             Ok(t) => raw.push_str(&sanitize(&t)),
             Err(err) => {
                 r.status = ProcessStatus::Failed;

@@ -418,7 +418,7 @@ fn dudect_one(
     d.measurements = ticks.len() as u64;
     d.tests = dudect::tests(&ticks, &classes);
     d.max_abs_t = dudect::max_abs_t(&d.tests);
-    d.verdict = dudect::verdict(&d.tests);
+    d.verdict = dudect::verdict(&d.tests, op);
     Ok(d)
 }
 
