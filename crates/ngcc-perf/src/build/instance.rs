@@ -5,6 +5,7 @@ use super::objcache;
 use super::sources::{self, SourceSet};
 use crate::candidate::{Api, Candidate, Instance, Kind};
 use crate::dataset::schema::{Containment, HelperOrigin};
+use crate::util::text;
 use crate::util::{atomic_write, sha256_file, sha256_hex};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
@@ -519,7 +520,7 @@ fn cache_key(
     let _ = std::fs::remove_file(&text);
     if let Some(why) = out.bound_hit(&program_name(&cmd)) {
         let mut log = format!("$ {}\n", command_line(&cmd).join(" "));
-        log.push_str(&String::from_utf8_lossy(&out.stderr));
+        log.push_str(&text::terminal(&String::from_utf8_lossy(&out.stderr)));
         writeln!(log, "{why}")?;
         return Ok(Err(BoundHit { log, why }));
     }
@@ -557,8 +558,9 @@ fn run_logged(cmd: &mut Command, log: &mut String, jail: &Jail, output: &Path) -
     let out = jail
         .run(cmd, output)
         .with_context(|| format!("running {}", line[0]))?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    log.push_str(&String::from_utf8_lossy(&out.stdout));
+    // The compiler quotes candidate sources: their terminal controls are written out.
+    let stderr = text::terminal(&String::from_utf8_lossy(&out.stderr));
+    log.push_str(&text::terminal(&String::from_utf8_lossy(&out.stdout)));
     log.push_str(&stderr);
     let silent = out.stdout.is_empty() && out.stderr.is_empty();
     if out.success() {
@@ -575,11 +577,17 @@ fn run_logged(cmd: &mut Command, log: &mut String, jail: &Jail, output: &Path) -
         writeln!(log, "{why}")?;
         return Ok(failed(why));
     }
-    // The most telling line: an undefined reference, else the first error that is not
-    // the linker driver's summary.
-    let first = stderr
-        .lines()
-        .find(|l| l.contains("undefined reference"))
+    // The most telling line: every undefined symbol (a library that would not load), else
+    // the first error that is not the linker driver's summary.
+    let undefined = undefined_symbols(&stderr);
+    let named = (!undefined.is_empty()).then(|| {
+        format!(
+            "{UNDEFINED_SYMBOLS}{} (the library would not load)",
+            undefined.join(", ")
+        )
+    });
+    let first = named
+        .as_deref()
         .or_else(|| {
             stderr.lines().find(|l| {
                 // gcc says `error`, the assembler `Error:`.
@@ -594,4 +602,35 @@ fn run_logged(cmd: &mut Command, log: &mut String, jail: &Jail, output: &Path) -
         writeln!(log, "exit status: {status}")?;
     }
     Ok(failed(first))
+}
+
+/// How a build error that names undefined symbols begins (the flag-set fallback reads it).
+pub const UNDEFINED_SYMBOLS: &str = "undefined symbols: ";
+
+/// Every symbol the linker reports undefined (`undefined reference to `f'`), once each, in
+/// order.
+pub fn undefined_symbols(stderr: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in stderr.lines() {
+        let Some((_, rest)) = l.split_once("undefined reference to `") else {
+            continue;
+        };
+        let sym = rest.split('\'').next().unwrap_or(rest).to_string();
+        if !sym.is_empty() && !out.contains(&sym) {
+            out.push(sym);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod undefined_tests {
+    use super::*;
+
+    #[test]
+    fn every_undefined_symbol_is_named_once() {
+        let stderr = "/usr/bin/ld: mix.o: in function `toy_mix':\nmix.c:(.text+0x15): undefined reference to `toy_rot'\n/usr/bin/ld: kem.o: undefined reference to `ntt'\nmix.c:(.text+0x40): undefined reference to `toy_rot'\ncollect2: error: ld returned 1 exit status\n";
+        assert_eq!(undefined_symbols(stderr), ["toy_rot", "ntt"]);
+        assert!(undefined_symbols("error: x").is_empty());
+    }
 }
