@@ -463,7 +463,7 @@ mod tests {
         );
         assert!(s.contains(" --run /c/camp/build "), "{s}");
         assert!(
-            s.contains("campaign calibrate,measure,profile --candidates"),
+            s.contains("campaign calibrate,measure,profile,memory --candidates"),
             "{s}"
         );
         assert!(s.contains("--run '/c/camp/shard-{shard}' --build-from /c/camp/build --shard auto --shard-count 3 --trial-target 0.05 --op-budget 900 --allow-unfixed-host"), "{s}");

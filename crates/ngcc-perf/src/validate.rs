@@ -413,117 +413,12 @@ fn check_record(ds: &Dataset, lr: &LoadedRecord, problems: &mut Vec<String>) {
             ),
         );
     }
-    if stored.trials != fresh.trials {
-        let at = stored
-            .trials
-            .iter()
-            .zip(&fresh.trials)
-            .position(|(a, b)| a != b)
-            .unwrap_or(stored.trials.len().min(fresh.trials.len()));
-        problem(
-            &format!("trials[{at}]"),
-            "differs from the processes' trials".into(),
-        );
-    }
-    if stored.measurements != fresh.measurements {
-        problem(
-            "measurements",
-            format!(
-                "{} != recomputed {}",
-                stored.measurements, fresh.measurements
-            ),
-        );
-    }
-    if stored.guide_100_measurements_met != fresh.guide_100_measurements_met {
-        problem(
-            "guide_100_measurements_met",
-            format!(
-                "{} != recomputed {}",
-                stored.guide_100_measurements_met, fresh.guide_100_measurements_met
-            ),
-        );
-    }
-    let floats = [
-        ("mean_seconds", stored.mean_seconds, fresh.mean_seconds),
-        (
-            "median_trial_seconds",
-            stored.median_trial_seconds,
-            fresh.median_trial_seconds,
-        ),
-        (
-            "min_trial_seconds",
-            stored.min_trial_seconds,
-            fresh.min_trial_seconds,
-        ),
-        (
-            "max_trial_seconds",
-            stored.max_trial_seconds,
-            fresh.max_trial_seconds,
-        ),
-        (
-            "operations_per_second",
-            stored.operations_per_second,
-            fresh.operations_per_second,
-        ),
-    ];
-    for (field, a, b) in floats {
-        if !close(a, b) {
-            problem(field, format!("{a:?} != recomputed {b:?}"));
-        }
-    }
-    let optionals = [
-        ("mean_cycles", stored.mean_cycles, fresh.mean_cycles),
-        (
-            "median_trial_cycles",
-            stored.median_trial_cycles,
-            fresh.median_trial_cycles,
-        ),
-        (
-            "throughput_MB_per_second",
-            stored.throughput_mb_per_second,
-            fresh.throughput_mb_per_second,
-        ),
-    ];
-    for (field, a, b) in optionals {
-        if !close_opt(a, b) {
-            problem(field, format!("{} != recomputed {}", show(&a), show(&b)));
-        }
-    }
-    if stored.sizes != fresh.sizes {
-        problem(
-            "sizes",
-            format!(
-                "{} != recomputed from META {}",
-                Value::Object(stored.sizes.clone()),
-                Value::Object(fresh.sizes.clone())
-            ),
-        );
-    }
-    if stored.kex != fresh.kex {
-        problem(
-            "kex",
-            format!(
-                "{} != recomputed from META {}",
-                Value::Object(stored.kex.clone()),
-                Value::Object(fresh.kex.clone())
-            ),
-        );
-    }
-    for (field, a, b) in [
-        (
-            "baseline_rss_bytes",
-            stored.baseline_rss_bytes,
-            fresh.baseline_rss_bytes,
-        ),
-        (
-            "peak_rss_bytes",
-            stored.peak_rss_bytes,
-            fresh.peak_rss_bytes,
-        ),
-    ] {
-        if a != b {
-            problem(field, format!("{a} != recomputed {b}"));
-        }
+    // The whole stored structure against the recomputed one, field by field as serialised:
+    // a field added to the statistics is validated without being listed here.
+    let mut diffs = Vec::new();
+    json_differences("", &to_value(stored), &to_value(&fresh), &mut diffs);
+    for (field, text) in diffs {
+        problem(&field, text);
     }
     if let Some(extra) = &r.ngcc {
         let per_trial: Vec<f64> = fresh
@@ -531,19 +426,73 @@ fn check_record(ds: &Dataset, lr: &LoadedRecord, problems: &mut Vec<String>) {
             .iter()
             .map(|t| t.seconds / t.measurements as f64)
             .collect();
-        let s = stats::spread(&per_trial);
-        let pairs = [
-            ("ngcc.spread.min", extra.spread.min, s.min),
-            ("ngcc.spread.max", extra.spread.max, s.max),
-            ("ngcc.spread.cv", extra.spread.cv, s.cv),
-            ("ngcc.spread.ci95_low", extra.spread.ci95_low, s.ci95_low),
-            ("ngcc.spread.ci95_high", extra.spread.ci95_high, s.ci95_high),
-        ];
-        for (field, a, b) in pairs {
-            if !close(a, b) {
-                problem(field, format!("{a:?} != recomputed {b:?}"));
+        let mut diffs = Vec::new();
+        json_differences(
+            "ngcc.spread",
+            &to_value(&extra.spread),
+            &to_value(&stats::spread(&per_trial)),
+            &mut diffs,
+        );
+        for (field, text) in diffs {
+            problem(&field, text);
+        }
+    }
+}
+
+fn to_value<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+/// Every leaf where `stored` and `recomputed` differ, as (path, "stored != recomputed"):
+/// numbers within [`REL_TOL`] are equal (a float's last bits may differ after a round trip),
+/// arrays report their first differing element (or their lengths), objects every key.
+fn json_differences(path: &str, stored: &Value, fresh: &Value, out: &mut Vec<(String, String)>) {
+    let at = |key: &str| {
+        if path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{path}.{key}")
+        }
+    };
+    match (stored, fresh) {
+        (Value::Number(a), Value::Number(b))
+            if a != b
+                && !close(
+                    a.as_f64().unwrap_or(f64::NAN),
+                    b.as_f64().unwrap_or(f64::NAN),
+                ) =>
+        {
+            out.push((path.to_string(), format!("{a} != recomputed {b}")));
+        }
+        (Value::Number(_), Value::Number(_)) => {}
+        (Value::Object(a), Value::Object(b)) => {
+            for (key, va) in a {
+                json_differences(&at(key), va, b.get(key).unwrap_or(&Value::Null), out);
+            }
+            for (key, vb) in b {
+                if !a.contains_key(key) {
+                    out.push((at(key), format!("is missing (recomputed {vb})")));
+                }
             }
         }
+        (Value::Array(a), Value::Array(b)) => {
+            if a.len() != b.len() {
+                out.push((
+                    path.to_string(),
+                    format!("has {} entries != recomputed {}", a.len(), b.len()),
+                ));
+                return;
+            }
+            for (i, (va, vb)) in a.iter().zip(b).enumerate() {
+                let before = out.len();
+                json_differences(&format!("{path}[{i}]"), va, vb, out);
+                if out.len() > before {
+                    return;
+                }
+            }
+        }
+        (a, b) if a != b => out.push((path.to_string(), format!("{a} != recomputed {b}"))),
+        _ => {}
     }
 }
 
@@ -986,6 +935,36 @@ fn check_pages(ds: &Dataset, cat: &Catalogs, pages_dir: &Path, out: &mut Outcome
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_serialised_field_is_compared_with_a_float_tolerance() {
+        let stored = serde_json::json!({
+            "mean_seconds": 1.0, "timing_scope": "loop", "added_later": 3,
+            "trials": [{"seconds": 1.0}, {"seconds": 2.0}, {"seconds": 9.0}],
+            "sizes": {"pk_bytes": 800}
+        });
+        let fresh = serde_json::json!({
+            "mean_seconds": 1.0 + 1e-12, "timing_scope": "per_call_step", "added_later": 4,
+            "trials": [{"seconds": 1.0}, {"seconds": 2.5}, {"seconds": 9.5}],
+            "sizes": {"pk_bytes": 800, "ct_bytes": 768}
+        });
+        let mut out = Vec::new();
+        json_differences("", &stored, &fresh, &mut out);
+        let fields: Vec<&str> = out.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "timing_scope",
+                "added_later",
+                "trials[1].seconds",
+                "sizes.ct_bytes"
+            ]
+        );
+        assert_eq!(out[1].1, "3 != recomputed 4");
+        let mut none = Vec::new();
+        json_differences("", &stored, &stored, &mut none);
+        assert!(none.is_empty());
+    }
 
     #[test]
     fn absolute_paths_like_the_reference_regex() {

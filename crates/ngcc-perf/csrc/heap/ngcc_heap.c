@@ -9,7 +9,11 @@
  * block left by an earlier call and freed in this one lowers nothing this call counts.
  * The child is single-threaded, so plain statics are enough (C99 has no thread-local
  * storage). The live-block table lives in anonymous mappings of its own (taken with the real
- * mmap), never on the heap it watches. */
+ * mmap), never on the heap it watches.
+ *
+ * The ICCS helper files (drng.c, auxfunc.c: the package's copies or the official ones) are
+ * relinked with their allocator calls renamed to ngcc_heap_h_* (objcopy --redefine-sym), so
+ * their blocks are counted apart: the algorithm's figures are the algorithm's alone. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
@@ -59,6 +63,11 @@ enum {
     S_UNTRACKED_MUNMAPS, /* munmap of a region no wrapped mmap returned */
     S_RAW_SYSCALLS,
     S_RAW_BYTES, /* anonymous mmap lengths and brk growth those asked for */
+    /* The ICCS helper files' own blocks in the last counted call. */
+    S_H_ALLOCATIONS,
+    S_H_ALLOCATED_BYTES,
+    S_H_PEAK_LIVE_BYTES,
+    S_H_LIVE_BYTES,
     S_COUNT
 };
 
@@ -71,6 +80,10 @@ static uint32_t generation;
 #define EMPTY ((uintptr_t)0)
 #define GONE ((uintptr_t)1)
 #define F_MMAP 1u
+#define F_HELPER 2u
+
+/* 1 while a helper file's allocator call is in progress (see ngcc_heap_h_*). */
+static int helper;
 
 typedef struct {
     uintptr_t key;
@@ -137,6 +150,7 @@ static void record(void *p, uint64_t n, uint32_t flags) {
     tab[j].key = (uintptr_t)p;
     tab[j].size = n;
     tab[j].gen = phase == 2 ? generation : 0;
+    if (helper) flags |= F_HELPER;
     tab[j].flags = flags;
     if (phase == 0) {
         st[S_LOAD_ALLOCATIONS]++;
@@ -144,6 +158,12 @@ static void record(void *p, uint64_t n, uint32_t flags) {
     } else if (phase == 1) {
         st[S_OUTSIDE_ALLOCATIONS]++;
         st[S_OUTSIDE_BYTES] += n;
+    } else if (helper) {
+        st[S_H_ALLOCATIONS]++;
+        st[S_H_ALLOCATED_BYTES] += n;
+        st[S_H_LIVE_BYTES] += n;
+        if (st[S_H_LIVE_BYTES] > st[S_H_PEAK_LIVE_BYTES])
+            st[S_H_PEAK_LIVE_BYTES] = st[S_H_LIVE_BYTES];
     } else {
         st[S_ALLOCATIONS]++;
         st[S_ALLOCATED_BYTES] += n;
@@ -156,7 +176,9 @@ static void record(void *p, uint64_t n, uint32_t flags) {
 /* Forgets the block at s (freed, reallocated or unmapped). */
 static void forget(slot_t *s) {
     if (phase == 2) {
-        if (s->gen == generation) {
+        if (s->gen == generation && (s->flags & F_HELPER)) {
+            st[S_H_LIVE_BYTES] -= s->size;
+        } else if (s->gen == generation) {
             st[S_LIVE_BYTES] -= s->size;
             st[S_LIVE_BLOCKS]--;
         } else {
@@ -309,6 +331,32 @@ long __wrap_syscall(long nr, ...) {
         }
     }
     return __real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* ------------------------------------------------------------------ the helpers' allocator */
+#define NGCC_HEAP_HELPER(ret, name, params, args)   \
+    ret ngcc_heap_h_##name params;                 \
+    ret ngcc_heap_h_##name params {                \
+        ret r;                                     \
+        helper = 1;                                \
+        r = __wrap_##name args;                    \
+        helper = 0;                                \
+        return r;                                  \
+    }
+NGCC_HEAP_HELPER(void *, malloc, (size_t n), (n))
+NGCC_HEAP_HELPER(void *, calloc, (size_t n, size_t m), (n, m))
+NGCC_HEAP_HELPER(void *, realloc, (void *p, size_t n), (p, n))
+NGCC_HEAP_HELPER(void *, reallocarray, (void *p, size_t n, size_t m), (p, n, m))
+NGCC_HEAP_HELPER(int, posix_memalign, (void **p, size_t a, size_t n), (p, a, n))
+NGCC_HEAP_HELPER(void *, aligned_alloc, (size_t a, size_t n), (a, n))
+NGCC_HEAP_HELPER(void *, memalign, (size_t a, size_t n), (a, n))
+NGCC_HEAP_HELPER(void *, valloc, (size_t n), (n))
+
+void ngcc_heap_h_free(void *p);
+void ngcc_heap_h_free(void *p) {
+    helper = 1;
+    __wrap_free(p);
+    helper = 0;
 }
 
 /* ------------------------------------------------------------------ the driver's side */

@@ -30,7 +30,14 @@ pub const LINK: &[&str] = &[
 pub enum FlagSet {
     Guide,
     HarnessDefault,
+    /// Third and last: the harness defaults with gnu89 inline semantics, for code whose
+    /// C99 plain `inline` functions have no external definition (they link under the
+    /// package's own `-O3`, where gcc inlines every call, and not at -O2).
+    HarnessDefaultGnu89Inline,
 }
+
+/// What the third set adds to the harness defaults.
+pub const GNU89_INLINE: &str = "-fgnu89-inline";
 
 impl FlagSet {
     /// The name recorded in build.json and shown on pages.
@@ -38,6 +45,7 @@ impl FlagSet {
         match self {
             FlagSet::Guide => FlagSetName::Guide,
             FlagSet::HarnessDefault => FlagSetName::HarnessDefault,
+            FlagSet::HarnessDefaultGnu89Inline => FlagSetName::HarnessDefaultGnu89Inline,
         }
     }
 
@@ -46,6 +54,7 @@ impl FlagSet {
         match name {
             FlagSetName::Guide => Some(FlagSet::Guide),
             FlagSetName::HarnessDefault => Some(FlagSet::HarnessDefault),
+            FlagSetName::HarnessDefaultGnu89Inline => Some(FlagSet::HarnessDefaultGnu89Inline),
             _ => None,
         }
     }
@@ -55,6 +64,7 @@ impl FlagSet {
         match self {
             FlagSet::Guide => format!("{GUIDE_REFERENCE} {HARNESS_ADDITIONS}"),
             FlagSet::HarnessDefault => HARNESS_DEFAULT.to_string(),
+            FlagSet::HarnessDefaultGnu89Inline => format!("{HARNESS_DEFAULT} {GNU89_INLINE}"),
         }
     }
 }

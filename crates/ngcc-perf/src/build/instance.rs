@@ -570,11 +570,17 @@ fn run_logged(cmd: &mut Command, log: &mut String, jail: &Jail, output: &Path) -
         writeln!(log, "{why}")?;
         return Ok(failed(why));
     }
-    // The most telling line: an undefined reference, else the first error that is not
-    // the linker driver's summary.
-    let first = stderr
-        .lines()
-        .find(|l| l.contains("undefined reference"))
+    // The most telling line: every undefined symbol (a library that would not load), else
+    // the first error that is not the linker driver's summary.
+    let undefined = undefined_symbols(&stderr);
+    let named = (!undefined.is_empty()).then(|| {
+        format!(
+            "{UNDEFINED_SYMBOLS}{} (the library would not load)",
+            undefined.join(", ")
+        )
+    });
+    let first = named
+        .as_deref()
         .or_else(|| {
             stderr.lines().find(|l| {
                 // gcc says `error`, the assembler `Error:`.
@@ -589,4 +595,35 @@ fn run_logged(cmd: &mut Command, log: &mut String, jail: &Jail, output: &Path) -
         writeln!(log, "exit status: {status}")?;
     }
     Ok(failed(first))
+}
+
+/// How a build error that names undefined symbols begins (the flag-set fallback reads it).
+pub const UNDEFINED_SYMBOLS: &str = "undefined symbols: ";
+
+/// Every symbol the linker reports undefined (`undefined reference to `f'`), once each, in
+/// order.
+pub fn undefined_symbols(stderr: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in stderr.lines() {
+        let Some((_, rest)) = l.split_once("undefined reference to `") else {
+            continue;
+        };
+        let sym = rest.split('\'').next().unwrap_or(rest).to_string();
+        if !sym.is_empty() && !out.contains(&sym) {
+            out.push(sym);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod undefined_tests {
+    use super::*;
+
+    #[test]
+    fn every_undefined_symbol_is_named_once() {
+        let stderr = "/usr/bin/ld: mix.o: in function `toy_mix':\nmix.c:(.text+0x15): undefined reference to `toy_rot'\n/usr/bin/ld: kem.o: undefined reference to `ntt'\nmix.c:(.text+0x40): undefined reference to `toy_rot'\ncollect2: error: ld returned 1 exit status\n";
+        assert_eq!(undefined_symbols(stderr), ["toy_rot", "ntt"]);
+        assert!(undefined_symbols("error: x").is_empty());
+    }
 }

@@ -19,7 +19,7 @@ const FOREIGN_FREES_TOTAL: usize = 4;
 const TABLE_FAILURES: usize = 5;
 const RAW_SYSCALLS_TOTAL: usize = 6;
 const CALL: usize = 7;
-const COUNT: usize = 20;
+const COUNT: usize = 24;
 
 struct Recorder {
     loaded: unsafe extern "C" fn(),
@@ -71,10 +71,16 @@ fn call_figures(v: &[u64; COUNT]) -> HeapCall {
         untracked_munmaps: c[10],
         raw_syscalls: c[11],
         raw_syscall_bytes: c[12],
+        helper_allocations: c[13],
+        helper_allocated_bytes: c[14],
+        helper_peak_live_bytes: c[15],
     }
 }
 
 pub fn run(job: &OpJob) -> MemoryOutput {
+    // Before the jail's lock-down, which forbids filters of our own, and before the library
+    // is mapped: everything executable now is exempt from the trap.
+    let raw_trap = rawtrap::install();
     let sandbox = super::sandbox(&job.limits);
     let op = if job.kind == crate::candidate::Kind::Hash {
         Op::Hash
@@ -85,6 +91,7 @@ pub fn run(job: &OpJob) -> MemoryOutput {
         operation: job.op.clone(),
         input_bytes: job.input_bytes,
         status: ProcessStatus::Failed,
+        raw_trap,
         ..OpMemory::default()
     };
     super::crash::stage("dlopen (library constructors)");
@@ -105,8 +112,6 @@ fn measure(job: &OpJob, op: &Op, lib: &Lib, out: &mut OpMemory) -> Result<(), St
     seed_library(lib, job.api, job.seed_tweak, job.rng)?;
     super::crash::stage(&format!("memory of {op}"));
     let mut runner = Runner::prepare(lib, job.kind, op, job.input_bytes, &job.setup_dir, false)?;
-    // After the setup, before the counted calls: raw memory syscalls of the library's code.
-    out.raw_trap = rawtrap::install(rec.begin as usize as u64);
     let mut calls: Vec<HeapCall> = Vec::new();
     let mut err = None;
     let mut counted = || {

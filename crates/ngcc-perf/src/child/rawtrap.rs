@@ -1,9 +1,10 @@
 //! The memory job's trap for raw memory syscalls (issue 36): a `syscall` instruction in the
 //! library's own code asking for brk, mmap, mremap or munmap goes around both the allocator
 //! and the recorder's wrappers. A seccomp filter sends exactly those (the syscall number, and
-//! the instruction pointer inside the library's executable mapping) to a SIGSYS handler that
-//! counts them and performs the call itself, so the library behaves as it does when timed.
-//! libc's own syscalls (the allocator behind the wrappers, our Rust) are not in that range.
+//! an instruction pointer outside the code mapped before the library was loaded) to a SIGSYS
+//! handler that counts them and performs the call itself, so the library behaves as it does
+//! when timed. libc's own syscalls (the allocator behind the wrappers, our Rust, the loader)
+//! come from code mapped before and are never trapped.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -40,27 +41,31 @@ pub fn end() {
     IN_CALL.store(false, Ordering::Relaxed);
 }
 
-/// The executable mappings of the file mapped at `addr` (/proc/self/maps) as one
-/// [start, end) range.
-fn text_range(addr: u64) -> Option<(u64, u64)> {
+/// The executable mappings of this process now (our binary, libc, the loader, the vDSO):
+/// [start, end) ranges, merged where they touch.
+fn known_code() -> Option<Vec<(u64, u64)>> {
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
-    let parse = |line: &str| -> Option<(u64, u64, bool, String)> {
+    let mut v: Vec<(u64, u64)> = Vec::new();
+    for line in maps.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
+        if !f.get(1)?.contains('x') {
+            continue;
+        }
         let (a, b) = f.first()?.split_once('-')?;
-        Some((
+        v.push((
             u64::from_str_radix(a, 16).ok()?,
             u64::from_str_radix(b, 16).ok()?,
-            f.get(1)?.contains('x'),
-            f.get(5)?.to_string(),
-        ))
-    };
-    let lines: Vec<_> = maps.lines().filter_map(parse).collect();
-    let (_, _, _, path) = lines.iter().find(|l| l.0 <= addr && addr < l.1)?;
-    lines
-        .iter()
-        .filter(|l| l.2 && &l.3 == path)
-        .map(|l| (l.0, l.1))
-        .reduce(|(x, y), (a, b)| (x.min(a), y.max(b)))
+        ));
+    }
+    v.sort_unstable();
+    let mut merged: Vec<(u64, u64)> = Vec::new();
+    for (a, b) in v {
+        match merged.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    Some(merged)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -68,54 +73,83 @@ const ARCH: u32 = 0xC000_003E; // AUDIT_ARCH_X86_64
 #[cfg(target_arch = "aarch64")]
 const ARCH: u32 = 0xC000_00B7; // AUDIT_ARCH_AARCH64
 
-/// Installs the handler and the filter for the library whose code holds `addr`; false (nothing
-/// installed) when the range cannot be found or spans a 4 GiB boundary (classic BPF compares
-/// 32-bit words), or on an architecture without a handler here.
+/// A classic-BPF instruction whose jumps name absolute instruction indexes (resolved later).
+enum Ins {
+    Load(u32),
+    /// Jump if equal / greater-or-equal / greater: (op, k, target if true, target if false).
+    Jump(u32, u32, usize, usize),
+    Ret(u32),
+}
+
+fn assemble(prog: &[Ins]) -> Option<Vec<libc::sock_filter>> {
+    let mut out = Vec::with_capacity(prog.len());
+    for (i, ins) in prog.iter().enumerate() {
+        let f = match *ins {
+            Ins::Load(off) => libc::sock_filter {
+                code: (libc::BPF_LD | libc::BPF_W | libc::BPF_ABS) as u16,
+                jt: 0,
+                jf: 0,
+                k: off,
+            },
+            Ins::Jump(op, k, t, f) => libc::sock_filter {
+                code: (libc::BPF_JMP | op | libc::BPF_K) as u16,
+                jt: u8::try_from(t.checked_sub(i + 1)?).ok()?,
+                jf: u8::try_from(f.checked_sub(i + 1)?).ok()?,
+                k,
+            },
+            Ins::Ret(k) => libc::sock_filter {
+                code: (libc::BPF_RET | libc::BPF_K) as u16,
+                jt: 0,
+                jf: 0,
+                k,
+            },
+        };
+        out.push(f);
+    }
+    Some(out)
+}
+
+/// Installs the handler and the filter. Called before the jail's lock-down (which forbids
+/// further filters, so that candidate code cannot trap our clock) and before the library is
+/// loaded: every executable mapping that exists now is ours, libc's or the loader's and is
+/// exempt; whatever code is mapped later (the candidate's library, anything it loads or
+/// writes) is trapped. False, with nothing installed, where a range spans a 4 GiB boundary
+/// (classic BPF compares 32-bit words) or on an architecture without a handler here.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-pub fn install(addr: u64) -> bool {
-    let Some((start, end)) = text_range(addr) else {
+pub fn install() -> bool {
+    let Some(ranges) = known_code() else {
         return false;
     };
-    if start >> 32 != (end - 1) >> 32 {
+    if ranges.iter().any(|&(a, b)| a >> 32 != (b - 1) >> 32) {
         return false;
     }
-    let (hi, lo, lo_end) = ((start >> 32) as u32, start as u32, (end - 1) as u32);
-    let stmt = |code: u32, k: u32| libc::sock_filter {
-        code: code as u16,
-        jt: 0,
-        jf: 0,
-        k,
-    };
-    let jump = |code: u32, k: u32, jt: u8, jf: u8| libc::sock_filter {
-        code: code as u16,
-        jt,
-        jf,
-        k,
-    };
-    let ld = libc::BPF_LD | libc::BPF_W | libc::BPF_ABS;
-    let jeq = libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K;
-    let jge = libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K;
-    let jgt = libc::BPF_JMP | libc::BPF_JGT | libc::BPF_K;
-    let ret = libc::BPF_RET | libc::BPF_K;
+    let (jeq, jge, jgt) = (libc::BPF_JEQ, libc::BPF_JGE, libc::BPF_JGT);
+    // Layout: 0 arch, 1-2 number, 3-6 watched numbers, then 5 per range, then TRAP, ALLOW.
+    let check = 7;
+    let trap = check + 5 * ranges.len();
+    let allow = trap + 1;
+    let mut prog = vec![Ins::Load(4), Ins::Jump(jeq, ARCH, 2, allow), Ins::Load(0)];
+    for (i, nr) in WATCHED.iter().enumerate() {
+        let miss = if i + 1 == WATCHED.len() { allow } else { 4 + i };
+        prog.push(Ins::Jump(jeq, *nr as u32, check, miss));
+    }
     // seccomp_data: nr at 0, arch at 4, instruction_pointer at 8 (low word first).
-    let prog = [
-        stmt(ld, 4),
-        jump(jeq, ARCH, 0, 11), // → allow
-        stmt(ld, 0),
-        jump(jeq, WATCHED[0] as u32, 3, 0),
-        jump(jeq, WATCHED[1] as u32, 2, 0),
-        jump(jeq, WATCHED[2] as u32, 1, 0),
-        jump(jeq, WATCHED[3] as u32, 0, 6),
-        stmt(ld, 12),
-        jump(jeq, hi, 0, 4),
-        stmt(ld, 8),
-        jump(jge, lo, 0, 2),
-        jump(jgt, lo_end, 1, 0),
-        stmt(ret, libc::SECCOMP_RET_TRAP),
-        stmt(ret, libc::SECCOMP_RET_ALLOW),
-    ];
+    for (i, &(a, b)) in ranges.iter().enumerate() {
+        let at = check + 5 * i;
+        let next = at + 5;
+        prog.push(Ins::Load(12));
+        prog.push(Ins::Jump(jeq, (a >> 32) as u32, at + 2, next));
+        prog.push(Ins::Load(8));
+        prog.push(Ins::Jump(jge, a as u32, at + 4, next));
+        prog.push(Ins::Jump(jgt, (b - 1) as u32, next, allow));
+    }
+    prog.push(Ins::Ret(libc::SECCOMP_RET_TRAP));
+    prog.push(Ins::Ret(libc::SECCOMP_RET_ALLOW));
+    let Some(filter) = assemble(&prog) else {
+        return false;
+    };
     // SAFETY: a handler for SIGSYS only, then a filter program that lives until prctl
-    // copied it; no_new_privs is already set by the jail (set again: harmless).
+    // copied it.
     unsafe {
         let mut sa: libc::sigaction = std::mem::zeroed();
         sa.sa_sigaction = handler as *const () as usize;
@@ -125,8 +159,8 @@ pub fn install(addr: u64) -> bool {
             return false;
         }
         let fprog = libc::sock_fprog {
-            len: prog.len() as u16,
-            filter: prog.as_ptr() as *mut libc::sock_filter,
+            len: filter.len() as u16,
+            filter: filter.as_ptr() as *mut libc::sock_filter,
         };
         libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
         libc::prctl(
@@ -138,7 +172,7 @@ pub fn install(addr: u64) -> bool {
 }
 
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub fn install(_addr: u64) -> bool {
+pub fn install() -> bool {
     false
 }
 

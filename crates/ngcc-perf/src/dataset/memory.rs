@@ -127,6 +127,13 @@ pub struct HeapCall {
     /// What those raw calls asked for: anonymous mmap lengths and brk growth.
     #[serde(default)]
     pub raw_syscall_bytes: u64,
+    /// The ICCS helper files' own allocations (drng.c, auxfunc.c), not in the figures above.
+    #[serde(default)]
+    pub helper_allocations: u64,
+    #[serde(default)]
+    pub helper_allocated_bytes: u64,
+    #[serde(default)]
+    pub helper_peak_live_bytes: u64,
 }
 
 /// One operation of the instance.
@@ -234,6 +241,13 @@ impl OpMemory {
             v.push(format!(
                 "{} raw brk/mmap/mremap/munmap syscall(s) outside the counted calls",
                 self.raw_syscalls_total
+            ));
+        }
+        let helpers = self.per_call(|h| h.helper_peak_live_bytes);
+        if helpers > 0 {
+            v.push(format!(
+                "ICCS helper files: heap peak {helpers} B in {} allocation(s) per call, apart",
+                self.per_call(|h| h.helper_allocations)
             ));
         }
         if self.untracked_blocks > 0 {

@@ -129,6 +129,10 @@ wire_enum! {
         Guide = "guide",
         HarnessDefault = "harness-default",
         GuidePerformance = "guide-performance",
+        /// The harness defaults with `-fgnu89-inline`: tried only when the harness-default
+        /// link left undefined symbols (C99 plain `inline` without an external definition,
+        /// which gcc leaves undefined wherever it does not inline).
+        HarnessDefaultGnu89Inline = "harness-default+gnu89-inline",
     }
 }
 

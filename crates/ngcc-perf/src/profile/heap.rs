@@ -65,6 +65,7 @@ pub fn relink(
     let result = (|| -> Result<HeapRelinked, RelinkError> {
         let (objects, ldlibs) = relink::prove(run, cand, inst, entry, &work, &mut log)?;
         let static_size = static_size(run, cand, inst, entry, &objects)?;
+        let objects = helpers_apart(&work.join("helpers"), &objects, &static_size, &mut log)?;
         let obj = relink::compile_wrapper(
             &work.join("heap"),
             &[("ngcc_heap.c", crate::csrc::HEAP_C)],
@@ -92,6 +93,46 @@ pub fn relink(
     }
     let _ = atomic_write(&work.join("relink.log"), log.as_bytes());
     result
+}
+
+/// The allocator calls the ICCS helpers' objects make, renamed in copies of those objects
+/// (`objcopy --redefine-sym`) to the recorder's `ngcc_heap_h_*`, which count them apart.
+const HELPER_ALLOCATOR: &[&str] = &[
+    "malloc",
+    "calloc",
+    "realloc",
+    "reallocarray",
+    "free",
+    "posix_memalign",
+    "aligned_alloc",
+    "memalign",
+    "valloc",
+];
+
+/// `objects` with each helper object replaced by its renamed copy in `dir`.
+fn helpers_apart(
+    dir: &Path,
+    objects: &[PathBuf],
+    size: &StaticSize,
+    log: &mut String,
+) -> Result<Vec<PathBuf>, RelinkError> {
+    let mut out = Vec::new();
+    for (i, (obj, o)) in objects.iter().zip(&size.objects).enumerate() {
+        if o.origin != Some(CodeOrigin::Helpers) {
+            out.push(obj.clone());
+            continue;
+        }
+        std::fs::create_dir_all(dir).map_err(|e| relink::io("creating the helpers folder", e))?;
+        let copy = dir.join(format!("{i:03}_{}.o", o.source.trim_end_matches(".c")));
+        let mut cmd = std::process::Command::new("objcopy");
+        for f in HELPER_ALLOCATOR {
+            cmd.arg(format!("--redefine-sym={f}=ngcc_heap_h_{f}"));
+        }
+        cmd.arg(obj).arg(&copy);
+        relink::run_logged(&mut cmd, log)?;
+        out.push(copy);
+    }
+    Ok(out)
 }
 
 /// The sections of each object of the timed build, with the origin of its source.

@@ -101,7 +101,7 @@ pub fn build_objects(
 }
 
 /// Runs one tool, logging the command and its output; Err carries the stderr.
-fn run_logged(cmd: &mut Command, log: &mut String) -> Result<(), RelinkError> {
+pub(crate) fn run_logged(cmd: &mut Command, log: &mut String) -> Result<(), RelinkError> {
     let line: Vec<String> = std::iter::once(cmd.get_program().to_string_lossy().to_string())
         .chain(cmd.get_args().map(|a| a.to_string_lossy().to_string()))
         .collect();

@@ -43,10 +43,14 @@ fn unit_words(metric: &Metric) -> String {
     }
 }
 
-/// `534.0 k (531.2 k–536.9 k)`.
+/// `534.0 k (531.2 k–536.9 k)`; `24.42 G (1 trial)` when one trial leaves no interval (such a
+/// figure is never distinguishable from its neighbours).
 pub fn estimate_text(metric: &Metric, per_byte: bool, e: &Estimate) -> String {
     let t = |v: f64| value_text(metric, per_byte, v);
-    format::with_interval(&t(e.mean), e.ci95().map(|(lo, hi)| (t(lo), t(hi))))
+    match e.ci95() {
+        Some((lo, hi)) => format::with_interval(&t(e.mean), Some((t(lo), t(hi)))),
+        None => format!("{} ({} trial)", t(e.mean), e.trials),
+    }
 }
 
 fn ranked_head(kind: Kind, metric: &Metric) -> String {

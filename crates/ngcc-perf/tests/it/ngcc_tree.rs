@@ -3,7 +3,8 @@
 //! aux_source_directory in a src/ sub-project and a library chain, the level in
 //! add_compile_definitions or a cache option; a Makefile with $(wildcard src/*/*.c) and VPATH;
 //! a build.sh looping over the levels; a package writing obj/ and output/ into its own
-//! folders; one defining drng_algorithm itself), named by the harness manifest its labels
+//! folders; one defining drng_algorithm itself; one whose C99 plain `inline` links only with
+//! gnu89 inline semantics), named by the harness manifest its labels
 //! match (tests/toys/ngcc-harness, computed once with the official KAT driver), then built
 //! and KAT-PASSed. Hostile packages (a build that hangs, forks without end, writes outside
 //! its copy, needs the network) are that package's problem; the others import. The corpus:
@@ -11,7 +12,7 @@
 
 use crate::common;
 use common::*;
-use ngcc_perf::dataset::schema::KatStatus;
+use ngcc_perf::dataset::schema::{FlagSetName, KatStatus};
 use std::path::{Path, PathBuf};
 
 fn s(p: &Path) -> &str {
@@ -95,6 +96,7 @@ fn toy_tree_every_layout_learned_from_its_build_and_hostile_packages_stay_their_
         ("02-kem/Loopy", "toy-loopy", 3),
         ("03-kem/Outy", "toy-outy", 1),
         ("04-kem/Owny", "toy-owny", 1),
+        ("05-kem/Inly", "toy-inly", 1),
     ] {
         let r = row(&table, pkg);
         assert_eq!(r[1], id, "{table}");
@@ -160,9 +162,15 @@ fn toy_tree_every_layout_learned_from_its_build_and_hostile_packages_stay_their_
         "toy-loopy/Loopy-256",
         "toy-outy/Outy-128",
         "toy-owny/Owny-128",
+        "toy-inly/Inly-128",
     ] {
         assert_eq!(build_entry(&run, key).kat, KatStatus::Pass, "{key}");
     }
+    // Inly's C99 plain inline links only with gnu89 inline semantics: the third flag set,
+    // labelled, after the harness defaults named the undefined symbol.
+    let inly = build_entry(&run, "toy-inly/Inly-128");
+    assert_eq!(inly.flags, FlagSetName::HarnessDefaultGnu89Inline);
+    assert_eq!(inly.guide_result, Some(KatStatus::BuildFail));
 }
 
 /// The corpus tree: every instance learned from its build (Dragon, which has no build

@@ -85,7 +85,7 @@ fn a_changed_trial_names_the_record_and_the_field() {
         &[
             &format!("{rel}: mean_cycles 533996.8932088831 != recomputed 534061.2639845511"),
             &format!("{rel}: median_trial_cycles 534078.0012874155 != recomputed"),
-            &format!("{rel}: trials[2] differs"),
+            &format!("{rel}: trials[2].cycles 1659380350 != recomputed"),
         ],
     );
     // Nothing else is blamed.

@@ -79,17 +79,17 @@ pub fn build_with_fallback(
 ) -> Result<(BuildEntry, bool)> {
     let key = format!("{}/{}", cand.id, inst.label);
     let previous = state.get(&key);
-    if let Some(prev) = previous
-        .as_ref()
-        .filter(|p| p.flags == FlagSet::HarnessDefault.name())
-    {
+    if let Some((prev, set)) = previous.as_ref().and_then(|p| {
+        FlagSet::from_name(&p.flags)
+            .filter(|s| *s != FlagSet::Guide)
+            .map(|s| (p, s))
+    }) {
         let paths = Paths::new(&run.root, &cand.id, &inst.label);
         let guide_key = instance::plan(cand, inst, FlagSet::Guide, &paths)
             .ok()
             .map(|p| p.cache_key);
         if guide_key.is_some() && prev.guide_cache_key == guide_key {
-            let (entry, worked) =
-                build_instance(run, cand, inst, FlagSet::HarnessDefault, Some(prev))?;
+            let (entry, worked) = build_instance(run, cand, inst, set, Some(prev))?;
             let entry = if worked {
                 keep_guide(entry, prev)
             } else {
@@ -117,6 +117,19 @@ pub fn fallback(
     let paths = Paths::new(&run.root, &cand.id, &inst.label);
     let kept = std::fs::rename(&paths.log, &paths.guide_log).is_ok() || paths.guide_log.is_file();
     let (mut entry, _) = build_instance(run, cand, inst, FlagSet::HarnessDefault, None)?;
+    // Undefined symbols at the harness defaults: C99 plain `inline` without an external
+    // definition is the usual cause; one more try with gnu89 inline semantics (labelled).
+    if !entry.is_built()
+        && entry
+            .build_error
+            .as_deref()
+            .is_some_and(|e| e.starts_with(instance::UNDEFINED_SYMBOLS))
+    {
+        let (third, _) = build_instance(run, cand, inst, FlagSet::HarnessDefaultGnu89Inline, None)?;
+        if third.is_built() {
+            entry = third;
+        }
+    }
     entry.guide_result = Some(guide_result);
     entry.guide_cache_key = guide.cache_key.clone();
     entry.guide_build_log = kept.then(|| run.rel(&paths.guide_log));

@@ -1246,3 +1246,46 @@ mod tests {
         assert!(!Path::new("/tmp/ngcc-never").exists());
     }
 }
+
+#[cfg(test)]
+mod package_only_tests {
+    use super::*;
+
+    #[test]
+    fn includes_that_leave_the_package_are_problems_never_read() {
+        let d = tempfile::tempdir().unwrap();
+        let pkg = d.path().join("pkg");
+        std::fs::create_dir_all(&pkg).unwrap();
+        std::fs::write(d.path().join("outside.mk"), "CFLAGS += -DLEAKED=1\n").unwrap();
+        std::fs::write(
+            pkg.join("Makefile"),
+            "-include /dev/zero\ninclude /etc/os-release\ninclude ../outside.mk\n\
+             all: KAT_KEM\nKAT_KEM: KAT_KEM.c a.c\n\t$(CC) $(CFLAGS) -DX=$(ID) $^ -o $@\n",
+        )
+        .unwrap();
+        let m = read(&pkg.join("Makefile"), &pkg).unwrap();
+        let problems: Vec<&String> = m
+            .notes
+            .iter()
+            .filter(|n| n.starts_with("PROBLEM: "))
+            .collect();
+        assert_eq!(problems.len(), 3, "{:?}", m.notes);
+        for p in &problems {
+            assert!(
+                p.contains("outside the package") && p.contains("not read"),
+                "{p}"
+            );
+        }
+        let defines: Vec<&str> = m.programs[0]
+            .defines
+            .iter()
+            .map(|d| d.value.as_str())
+            .collect();
+        assert!(
+            !defines
+                .iter()
+                .any(|d| d.contains("LEAKED") || d.contains("debian")),
+            "{defines:?}"
+        );
+    }
+}
