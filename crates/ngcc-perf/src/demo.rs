@@ -64,7 +64,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         ..Settings::new(&phases, dirs, run_dir.clone())
     };
     println!(
-        "demo: campaign (build, KAT, calibrate, measure, profile{}) in {}; hash KATs in --quick mode; the host is not \
+        "demo: campaign (build, KAT, calibrate, measure, profile, memory{}) in {}; hash KATs in --quick mode; the host is not \
          checked for fixed clocks (--allow-unfixed-host), and the data says so",
         if counting {
             ", count"

@@ -5,6 +5,7 @@ use super::objcache;
 use super::sources::{self, SourceSet};
 use crate::candidate::{Api, Candidate, Instance, Kind};
 use crate::dataset::schema::{Containment, HelperOrigin};
+use crate::util::text;
 use crate::util::{atomic_write, sha256_file, sha256_hex};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
@@ -514,7 +515,7 @@ fn cache_key(
     let _ = std::fs::remove_file(&text);
     if let Some(why) = out.bound_hit(&program_name(&cmd)) {
         let mut log = format!("$ {}\n", command_line(&cmd).join(" "));
-        log.push_str(&String::from_utf8_lossy(&out.stderr));
+        log.push_str(&text::terminal(&String::from_utf8_lossy(&out.stderr)));
         writeln!(log, "{why}")?;
         return Ok(Err(BoundHit { log, why }));
     }
@@ -552,8 +553,9 @@ fn run_logged(cmd: &mut Command, log: &mut String, jail: &Jail, output: &Path) -
     let out = jail
         .run(cmd, output)
         .with_context(|| format!("running {}", line[0]))?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    log.push_str(&String::from_utf8_lossy(&out.stdout));
+    // The compiler quotes candidate sources: their terminal controls are written out.
+    let stderr = text::terminal(&String::from_utf8_lossy(&out.stderr));
+    log.push_str(&text::terminal(&String::from_utf8_lossy(&out.stdout)));
     log.push_str(&stderr);
     let silent = out.stdout.is_empty() && out.stderr.is_empty();
     if out.success() {

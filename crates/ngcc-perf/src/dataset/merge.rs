@@ -124,7 +124,7 @@ pub fn merge(inputs: &[PathBuf], system: Option<&str>, out: &Path) -> Result<Mer
     check_shards(&loaded)?;
     check_campaigns(&loaded)?;
     let (build_bytes, build) = merge_build(&loaded)?;
-    let evidence = union_evidence(&loaded)?;
+    let mut evidence = union_evidence(&loaded)?;
     let records = parse_all::<Record>(&loaded, &evidence, "records/")?;
     let profiles = parse_all::<Profile>(&loaded, &evidence, "profile/")?;
     check_hosts(&loaded, &records)?;
@@ -140,6 +140,22 @@ pub fn merge(inputs: &[PathBuf], system: Option<&str>, out: &Path) -> Result<Mer
         .keys()
         .filter(|r| r.starts_with("kat/") || r.starts_with("katcheck/"))
         .count();
+    // Candidate text quarantined as publish does, before the journal hashes the files.
+    let mut staged: Vec<(String, Vec<u8>)> = std::mem::take(&mut files);
+    staged.extend(
+        evidence
+            .iter_mut()
+            .map(|(rel, (_, bytes))| (rel.clone(), std::mem::take(bytes))),
+    );
+    for line in publish::quarantine_staged(&mut staged) {
+        eprintln!("merge: {line}");
+    }
+    for (rel, bytes) in staged {
+        match evidence.get_mut(&rel) {
+            Some((_, slot)) => *slot = bytes,
+            None => files.push((rel, bytes)),
+        }
+    }
     let journal = journal_of(&loaded, &files, &evidence)?;
     files.extend(evidence.into_iter().map(|(rel, (_, bytes))| (rel, bytes)));
     publish::refuse_absolute(&files)?;

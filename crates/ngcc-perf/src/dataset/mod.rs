@@ -9,4 +9,5 @@ pub mod load;
 pub mod memory;
 pub(crate) mod merge;
 pub(crate) mod publish;
+pub mod quarantine;
 pub mod schema;

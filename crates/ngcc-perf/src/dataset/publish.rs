@@ -3,6 +3,7 @@
 //! written, the dataset is built in a temporary sibling folder and renamed into place, and a
 //! destination is only ever replaced if it is empty or a dataset this command wrote.
 
+use super::quarantine;
 use crate::journal;
 use crate::util::Failure;
 use crate::util::fsx::to_json_bytes;
@@ -30,7 +31,8 @@ pub struct PublishArgs {
 pub const MARKER: &str = ".ngcc-perf-dataset";
 const MARKER_TEXT: &str =
     "ngcc-perf dataset: written by `ngcc-perf publish`, which replaces this folder as a whole.\n";
-/// Substrings that must not survive in a published file.
+/// Substrings that must not survive in a published file (in a candidate's own text they are
+/// withheld, `dataset::quarantine`; anywhere else publish refuses).
 const FORBIDDEN: [&str; 4] = ["/home/", "/tmp/", "/root/", "/Users/"];
 
 pub fn run(args: PublishArgs) -> Result<ExitCode> {
@@ -160,6 +162,9 @@ pub fn publish(run: &Path, system: &str, out: &Path) -> Result<usize> {
             *bytes = with_system_id(&String::from_utf8_lossy(bytes), system)?.into_bytes();
         }
     }
+    for line in quarantine_staged(&mut files) {
+        eprintln!("publish: {line}");
+    }
     refuse_absolute(&files)?;
     if let Some(run_sha) = &run_sha256 {
         let text = journal::dataset_text(&files, &|rel| run_sha[rel].clone());
@@ -265,6 +270,50 @@ pub(crate) fn stage(run: &Path) -> Result<Staged> {
         files.push((rel, text.into_bytes()));
     }
     Ok(Staged { files, run_sha256 })
+}
+
+/// Quarantines host paths in the candidates' own text of every staged file
+/// (`dataset::quarantine`): one line per file touched, naming the fields.
+pub(crate) fn quarantine_staged(staged: &mut [(String, Vec<u8>)]) -> Vec<String> {
+    let mut said = Vec::new();
+    // (old, new) sha256 of every file changed: build.json and the records name KAT logs by
+    // their hash, which must name the published bytes.
+    let mut renamed: Vec<(String, String)> = Vec::new();
+    for (rel, bytes) in staged.iter_mut() {
+        let done = if rel.ends_with(".json") {
+            quarantine::json(bytes, &FORBIDDEN)
+        } else if rel.starts_with("kat/") && rel.ends_with(".log") {
+            quarantine::kat_log(&String::from_utf8_lossy(bytes), &FORBIDDEN)
+                .map(|(t, f)| (t.into_bytes(), f))
+        } else {
+            None
+        };
+        if let Some((clean, fields)) = done {
+            renamed.push((
+                crate::util::sha256_hex(bytes),
+                crate::util::sha256_hex(&clean),
+            ));
+            *bytes = clean;
+            said.push(format!(
+                "{rel}: a host path in the candidate's own text withheld ({})",
+                fields.join("; ")
+            ));
+        }
+    }
+    if !renamed.is_empty() {
+        for (rel, bytes) in staged.iter_mut().filter(|(r, _)| r.ends_with(".json")) {
+            let text = String::from_utf8_lossy(bytes);
+            let mut new = text.to_string();
+            for (old, sha) in &renamed {
+                new = new.replace(old.as_str(), sha);
+            }
+            if new != text {
+                *bytes = new.into_bytes();
+                said.push(format!("{rel}: the sha256 of a quarantined file updated"));
+            }
+        }
+    }
+    said
 }
 
 /// Refuses (nothing written) when a staged file still holds a `/home/`, `/tmp/`, `/root/` or

@@ -1096,6 +1096,24 @@ pub struct RecordChecks {
     pub cold_s: Option<f64>,
 }
 
+/// Keys whose string values (at any depth of a dataset JSON file) are a candidate's text:
+/// its output, what the compiler or the child said about it (build errors, KAT details,
+/// errors, campaign.json's `skipped` reasons) and the names from its headers and manifest.
+/// `publish` quarantines host paths in them (`dataset::quarantine`).
+pub const CANDIDATE_TEXT_FIELDS: &[&str] = &[
+    "stderr",
+    "stdout",
+    "build_error",
+    "kat_detail",
+    "error",
+    "detail",
+    "skipped",
+    "algorithm",
+    "instance",
+];
+/// The field a quarantined JSON file gains: the fields whose text was withheld.
+pub const QUARANTINED_FIELD: &str = "quarantined";
+
 /// CPU and wall seconds a jailed process costs with no candidate code in it.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq)]
 pub struct FixedCost {

@@ -2,6 +2,8 @@
 //! written and their digests, and a last line `RESULT <cand> <label> <STATUS> [detail]`.
 
 use crate::child::protocol::Meta;
+use crate::dataset::quarantine::looks_like_log_line;
+use crate::util::text;
 use std::fmt::Write as _;
 
 pub struct LogInput<'a> {
@@ -48,10 +50,13 @@ pub fn render(i: &LogInput) -> String {
     kv("library", i.library);
     kv("id", i.cand);
     kv("type", i.kind);
+    // The candidate's own text (names from its headers and manifest, its output) is
+    // written with terminal controls escaped and names on one line (`util::text`).
+    let one_line = |v: &str| text::terminal(v).replace('\n', " ");
     if let Some(m) = i.meta {
-        kv("algorithm", &m.algorithm);
-        kv("instance", &m.instance);
-        kv("variant", &m.variant);
+        kv("algorithm", &one_line(&m.algorithm));
+        kv("instance", &one_line(&m.instance));
+        kv("variant", &one_line(&m.variant));
         kv("source_dir", &m.source_dir);
         kv("compiler", &m.compiler);
         let flags: String = m.build_flags.chars().take(127).collect();
@@ -63,8 +68,11 @@ pub fn render(i: &LogInput) -> String {
     if !i.sandbox.is_empty() {
         kv("sandbox", i.sandbox);
     }
-    for l in i.candidate_output.lines() {
-        let _ = writeln!(s, "{l}");
+    for l in text::terminal(i.candidate_output).lines() {
+        // A candidate line never takes the form of one of ours: publish tells them apart by
+        // form (`dataset::quarantine`).
+        let indent = if looks_like_log_line(l) { " " } else { "" };
+        let _ = writeln!(s, "{indent}{l}");
     }
     if !i.timing.is_empty() {
         let parts: Vec<String> = i
@@ -86,7 +94,7 @@ pub fn render(i: &LogInput) -> String {
     for note in i.notes {
         let _ = writeln!(s, "note   {note}");
     }
-    let detail = i.detail.map(|d| d.replace('\n', " ")).unwrap_or_default();
+    let detail = i.detail.map(one_line).unwrap_or_default();
     let _ = writeln!(s, "RESULT {} {} {} {}", i.cand, i.label, i.status, detail);
     s
 }

@@ -39,10 +39,13 @@ pub fn render(v: &View, cand: &str) -> Result<Doc> {
 
     d.heading(
         1,
-        format!(
-            "{cand} {algorithm} — performance on {} (system {sys})",
-            model::arch_label(v.arch())
-        ),
+        Inline::new()
+            .text(format!("{cand} "))
+            .foreign(algorithm)
+            .text(format!(
+                " — performance on {} (system {sys})",
+                model::arch_label(v.arch())
+            )),
     );
     let mut nav = Inline::new()
         .link(
@@ -92,7 +95,7 @@ pub fn render(v: &View, cand: &str) -> Result<Doc> {
     }
     d.list(vec![
         format!("Category: {kind}; function: {}", function_of(&category)).into(),
-        format!("Algorithm: {algorithm}").into(),
+        Inline::new().text("Algorithm: ").foreign(algorithm),
         format!("Implementation versions measured: {}", versions.join(", ")).into(),
         sets,
     ]);
@@ -114,6 +117,8 @@ pub fn render(v: &View, cand: &str) -> Result<Doc> {
     if with_spread {
         d.para("Mean cycles are the counter's count per call (its unit: the counter row of section 2). Spread (CV) is the coefficient of variation of the per-trial means: their sample standard deviation divided by their mean; a few percent or less means the trials agree.");
     }
+
+    super::accounting::section(&records, &mut d);
 
     // 5. Resources
     d.heading(2, "5. Resource consumption");
@@ -384,7 +389,7 @@ fn pk_table(records: &[&LoadedRecord], with_spread: bool) -> Table {
                 }
             }
             None => {
-                row.push(format::not_a_result(rec, true).into());
+                row.push(super::doc::foreign(format::not_a_result(rec, true)).into());
                 let gaps = if with_spread { 5 } else { 4 };
                 row.extend((0..gaps).map(|_| Cell::gap()));
             }
@@ -442,7 +447,7 @@ fn hash_table(records: &[&LoadedRecord], with_spread: bool) -> Table {
                 }
             }
             None => {
-                row.push(format::not_a_result(rec, true).into());
+                row.push(super::doc::foreign(format::not_a_result(rec, true)).into());
                 let gaps = if with_spread { 5 } else { 4 };
                 row.extend((0..gaps).map(|_| Cell::gap()));
             }

@@ -8,6 +8,9 @@
 #[derive(Clone, Debug, PartialEq)]
 pub enum Span {
     Text(String),
+    /// Text from a candidate (an algorithm or instance name, a message it printed): escaped
+    /// for each output (`util::text`), so it can neither end a table cell nor start markup.
+    Foreign(String),
     /// `` `code` ``
     Code(String),
     /// `**bold**`
@@ -32,6 +35,15 @@ impl Inline {
         let s = s.into();
         if !s.is_empty() {
             self.0.push(Span::Text(s));
+        }
+        self
+    }
+
+    /// Text a candidate wrote (see [`Span::Foreign`]).
+    pub fn foreign(mut self, s: impl Into<String>) -> Inline {
+        let s = s.into();
+        if !s.is_empty() {
+            self.0.push(Span::Foreign(s));
         }
         self
     }
@@ -86,6 +98,7 @@ impl Inline {
         for span in &self.0 {
             match span {
                 Span::Text(t) => out.push_str(t),
+                Span::Foreign(t) => out.push_str(&crate::util::text::markdown(t)),
                 Span::Code(c) => {
                     out.push('`');
                     out.push_str(c);
@@ -114,6 +127,7 @@ impl Inline {
         for span in &self.0 {
             match span {
                 Span::Text(t) | Span::Code(t) => out.push_str(t),
+                Span::Foreign(t) => out.push_str(&crate::util::text::terminal(t)),
                 Span::Strong(s) | Span::Link { text: s, .. } => out.push_str(&s.plain()),
             }
         }
@@ -131,6 +145,11 @@ impl From<String> for Inline {
     fn from(s: String) -> Inline {
         Inline::new().text(s)
     }
+}
+
+/// Candidate text alone (see [`Span::Foreign`]).
+pub fn foreign(s: impl Into<String>) -> Inline {
+    Inline::new().foreign(s)
 }
 
 /// `code` alone.

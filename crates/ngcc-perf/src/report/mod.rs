@@ -1,6 +1,7 @@
 //! Reports: pure functions from a dataset (plus catalogs) to text. No clock, no environment,
 //! no randomness, so `--check` and `validate --pages` can demand byte equality.
 
+pub(crate) mod accounting;
 pub(crate) mod candidate_page;
 pub(crate) mod compare;
 pub(crate) mod compare_count;

@@ -62,12 +62,12 @@ fn number_word(n: u64) -> String {
 /// datasets link it.
 fn candidate_cells(v: &View, cand: &str, algorithm: &str) -> [Cell; 2] {
     let name = if v.is_reference() {
-        Inline::new().text(format!("{algorithm} ")).link(
+        Inline::new().foreign(algorithm).text(" ").link(
             "PDF",
             format!("{HARNESS_URL}/blob/main/{cand}/{cand}-spec.pdf"),
         )
     } else {
-        Inline::new().text(algorithm)
+        Inline::new().foreign(algorithm)
     };
     [
         Inline::new()

@@ -85,7 +85,7 @@ pub fn render(v: &View) -> Result<Doc> {
         };
         t.row(vec![
             id.into(),
-            algorithm.into(),
+            crate::report::doc::foreign(algorithm).into(),
             r.verdict.clone().into(),
             Inline::catalog(&r.notes).into(),
             Cell::num(largest, best.map(|(s, _)| s)),

@@ -294,7 +294,11 @@ pub(crate) fn launch(
     // only, then keep what arrived.
     let deadline = Instant::now() + Duration::from_secs(DRAIN_S);
     let (stdout, held1) = out_buf.finish(deadline);
-    let (mut stderr, held2) = err_buf.finish(deadline);
+    let (stderr, held2) = err_buf.finish(deadline);
+    // Candidate output is evidence only: kept with terminal controls written out, so no
+    // log, record or console that shows it can be steered by ESC/OSC bytes.
+    let stdout = crate::util::text::terminal(&stdout);
+    let mut stderr = crate::util::text::terminal(&stderr);
     let (raw, held3) = res_buf.finish(deadline);
     let (trusted, _) = trusted_buf.finish(deadline);
     if held1 || held2 || held3 {

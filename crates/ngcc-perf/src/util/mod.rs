@@ -3,6 +3,7 @@
 pub mod fsx;
 pub(crate) mod hexs;
 pub(crate) mod progress;
+pub mod text;
 pub(crate) mod time;
 
 pub use fsx::{atomic_write, cache_home, read_json, sha256_file, sha256_hex, write_json};

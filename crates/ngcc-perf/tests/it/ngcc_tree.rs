@@ -257,3 +257,44 @@ fn prune(dir: &Path) {
         prune(p);
     }
 }
+
+/// A layout added after the importer was written, imported with its code unchanged
+/// (tests/toys/ngcc-unseen/Recy: a recursive make builds lib/libtoycore.a from
+/// $(wildcard */*.c) with make's built-in rules, the KAT program links it with -L/-l): learned
+/// from the build, KAT PASS. The static reader does not follow the sub-make (listed).
+#[test]
+fn an_unseen_layout_recursive_make_with_its_own_library_imports_and_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    copy_tree(&manifest_dir().join("tests/toys/ngcc-unseen"), &tree);
+    let cands = dir.path().join("cands");
+    let harness = manifest_dir().join("tests/toys/ngcc-harness");
+    let out = run_ok(&[
+        "import",
+        "ngcc",
+        s(&tree),
+        "--harness",
+        s(&harness),
+        "--out",
+        s(&cands),
+    ]);
+    let table = String::from_utf8_lossy(&out.stdout).into_owned();
+    let r = row(&table, "Recy");
+    assert_eq!(r[1..5], ["toy-recy", "1", "0", "build 1"], "{table}");
+    let toml = std::fs::read_to_string(cands.join("toy-recy/candidate.toml")).unwrap();
+    assert!(
+        toml.contains("\"lib/kem/kem.c\",  # make -f Makefile: cc -O3 -DSECURITY_LEVEL=128"),
+        "{toml}"
+    );
+    assert!(
+        !toml.contains("ldlibs = ["),
+        "its own library is not a system library\n{toml}"
+    );
+    let run = dir.path().join("run");
+    campaign_ok(
+        "build,kat",
+        &cands,
+        &run,
+        &["--allow-source-root", s(&tree), "--require-pass"],
+    );
+}

@@ -125,9 +125,10 @@ fn refuses_absolute_paths_and_writes_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
     make_run(&run, Some("my_1"));
+    // A field the orchestrator writes (a candidate's own text is quarantined instead, below).
     write(
         &run.join("records/kem-1/B__enc.json"),
-        "{\"stderr\": \"cannot open /home/ann/.cache/x\"}\n",
+        "{\"library\": \"/home/ann/.cache/x\"}\n",
     );
     let out = tmp.path().join("data/my_1");
     let o = publish(&run, "my_1", &out);
@@ -139,6 +140,30 @@ fn refuses_absolute_paths_and_writes_nothing() {
     );
     assert!(!out.exists(), "nothing may be written");
     assert!(!tmp.path().join("data").exists() || listing(&tmp.path().join("data")).is_empty());
+}
+
+#[test]
+fn withholds_host_paths_in_a_candidates_own_text_and_publishes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    make_run(&run, Some("my_1"));
+    write(
+        &run.join("records/kem-1/B__enc.json"),
+        "{\"processes\": [{\"stderr\": \"cannot open /home/ann/.cache/x\"}]}\n",
+    );
+    let out = tmp.path().join("data/my_1");
+    let o = publish(&run, "my_1", &out);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("publish: records/kem-1/B__enc.json: a host path in the candidate's own text withheld (processes/0/stderr)"),
+        "{}",
+        text(&o)
+    );
+    let rec = std::fs::read_to_string(out.join("records/kem-1/B__enc.json")).unwrap();
+    assert!(
+        rec.contains("cannot open [path withheld]") && !rec.contains("/home/"),
+        "{rec}"
+    );
 }
 
 #[test]

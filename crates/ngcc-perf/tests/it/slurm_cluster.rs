@@ -639,7 +639,7 @@ fn requires_slurm_array_campaign_merges_like_one_run_and_resumes_a_cancelled_tas
     for k in [1, 2] {
         let shard = camp.join(format!("shard-{k}"));
         let (from, to) = (shard.display().to_string(), single.display().to_string());
-        for sub in ["calibrate", "records", "profile"] {
+        for sub in ["calibrate", "records", "profile", "memory"] {
             for (rel, bytes) in tree(&shard, sub) {
                 let moved = String::from_utf8(bytes).unwrap().replace(&from, &to);
                 write(&single.join(&rel), &moved);

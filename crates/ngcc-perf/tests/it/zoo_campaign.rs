@@ -113,7 +113,7 @@ const FORGED_OPS: &[(&str, Rec)] = &[("keygen", FORGED), ("enc", FORGED), ("dec"
 /// The GOT patch lands, but no timing read goes through that slot (issue 33,
 /// `measure::clock`): measured normally.
 const GOT: Rec = Complete;
-/// The work of 3000 calls done in a constructor or the first call (issue 33).
+/// The work of 1500 calls done in a constructor or the first call (issue 33).
 const UNTIMED: &[(&str, Rec)] = &[
     ("keygen", Inconsistent("s of CPU outside its timed windows")),
     ("enc", Inconsistent("s of CPU outside its timed windows")),

@@ -8,7 +8,7 @@
 //! - `got`: the harness's clock_gettime GOT slot pointed at a half-speed clock. The slot is
 //!   patched, but the timing path reads the vDSO entry resolved before dlopen: measured
 //!   normally.
-//! - `ctor`, `first-call`: the work of 3000 calls in a constructor or the first call, cached:
+//! - `ctor`, `first-call`: the work of 1500 calls in a constructor or the first call, cached:
 //!   `inconsistent` by the untimed-work check (CPU time from wait4 outside the timed windows).
 //! - `leak`, `home-error`, `trust-text/markup`: host paths, markup and terminal control bytes
 //!   in the candidate's own text (published quarantined and escaped: see below).
@@ -123,4 +123,144 @@ fn lies_about_time_are_refused_or_flagged_and_the_control_is_measured() {
         }
     }
     eprintln!("{}", table.join("\n"));
+    candidate_text_is_evidence_only(dir.path(), &run);
+}
+
+/// Publication with the hostile text in the run: exit 0, host paths in the candidates' own
+/// text withheld, every honest record published, markup and terminal controls escaped on
+/// every page and in every stored log.
+fn candidate_text_is_evidence_only(dir: &Path, run: &Path) {
+    // Stored evidence: terminal controls written out, in the KAT log and in the records.
+    let log = std::fs::read(run.join("kat/zoo-trust-text/markup.log")).unwrap();
+    assert!(
+        !log.contains(&0x1b) && !log.contains(&0x07),
+        "raw ESC/BEL in the KAT log"
+    );
+    let log = String::from_utf8(log).unwrap();
+    assert!(
+        log.contains("trust-ansi \\x1b]0;pwned\\x07\\x1b[2J"),
+        "{log}"
+    );
+    let rec = record(run, "zoo-trust-text/markup", "keygen");
+    assert!(
+        stderr(&rec).contains("trust-ansi \\x1b]0;pwned"),
+        "{}",
+        stderr(&rec)
+    );
+    assert!(!stderr(&rec).contains('\u{1b}'));
+
+    let ds = dir.join("ds");
+    let out = publish_ok(run, "trust_1", &ds);
+    let said = text(&out);
+    for file in [
+        "build.json",
+        "campaign.json",
+        "kat/zoo-trust/leak.log",
+        "records/zoo-trust/leak__keygen.json",
+    ] {
+        assert!(
+            said.contains(&format!(
+                "publish: {file}: a host path in the candidate's own text withheld"
+            )),
+            "{file}: {said}"
+        );
+    }
+    // Nothing of the host's paths is left, and the honest records are all there.
+    for f in walk(&ds) {
+        let body = std::fs::read_to_string(&f).unwrap_or_default();
+        assert!(
+            !body.contains("/home/victim") && !body.contains("/root/secret"),
+            "{}",
+            f.display()
+        );
+    }
+    for op in ["keygen", "enc", "dec"] {
+        assert!(
+            ds.join(format!("records/zoo-trust/control__{op}.json"))
+                .is_file()
+        );
+    }
+    let leak = std::fs::read_to_string(ds.join("records/zoo-trust/leak__keygen.json")).unwrap();
+    assert!(
+        leak.contains("trust-leak read [path withheld] and [path withheld]"),
+        "{leak}"
+    );
+    assert!(leak.contains("\"quarantined\": ["), "{leak}");
+    let build = std::fs::read_to_string(ds.join("build.json")).unwrap();
+    assert!(build.contains("error: #error [path withheld] is where the key lives"));
+
+    // Pages: the algorithm names stay inside their cells, no element can start.
+    let cat = dir.join("cat");
+    let pages = dir.join("pages");
+    catalog_ok(&ds, &cat);
+    let out = ngcc(&[
+        "report".as_ref(),
+        ds.as_os_str(),
+        "--catalog".as_ref(),
+        cat.as_os_str(),
+        "--out".as_ref(),
+        pages.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = validate(&ds, &cat, None);
+    assert!(out.status.success(), "{}", text(&out));
+    for f in walk(&pages)
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "md"))
+    {
+        let md = std::fs::read_to_string(&f).unwrap();
+        assert!(!md.contains("<img"), "{}", f.display());
+        assert!(!md.contains('\u{1b}'), "{}", f.display());
+        // Every table row has as many cells as its header.
+        let mut cells = 0;
+        for line in md.lines() {
+            if !line.starts_with('|') {
+                cells = 0;
+                continue;
+            }
+            let n = line.replace("\\|", "").matches('|').count();
+            if cells == 0 {
+                cells = n;
+            }
+            assert_eq!(n, cells, "{}: {line}", f.display());
+        }
+    }
+    let page = std::fs::read_to_string(pages.join("zoo-trust-text/perf_trust_1.md")).unwrap();
+    assert!(
+        page.contains("Trust &lt;img src=x onerror=alert(1)&gt; \\| KEM"),
+        "{page}"
+    );
+    let page = std::fs::read_to_string(pages.join("zoo-trust/perf_trust_1.md")).unwrap();
+    assert!(page.contains("## Time accounting"), "{page}");
+    let site = dir.join("site");
+    let out = ngcc(&[
+        "site".as_ref(),
+        ds.as_os_str(),
+        "--catalog".as_ref(),
+        cat.as_os_str(),
+        "--out".as_ref(),
+        site.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    for f in walk(&site)
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "html"))
+    {
+        let html = std::fs::read_to_string(&f).unwrap();
+        assert!(!html.contains("<img src=x"), "{}", f.display());
+    }
+}
+
+/// Every file below `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }

@@ -5,20 +5,10 @@
 use crate::report::doc::{Block, Cell, Inline, Span};
 use std::fmt::Write as _;
 
-/// Escapes text for element content and double- or single-quoted attributes.
+/// Escapes text for element content and double- or single-quoted attributes
+/// (`util::text::html`, the one escaping module).
 pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::util::text::html(s)
 }
 
 /// A heading's anchor id: lower-case ASCII letters and digits, other runs become one `-`
@@ -190,7 +180,7 @@ pub fn inline(text: &Inline, links: &LinkFn) -> String {
     let mut out = String::new();
     for span in &text.0 {
         match span {
-            Span::Text(t) => out.push_str(&esc(t)),
+            Span::Text(t) | Span::Foreign(t) => out.push_str(&esc(t)),
             Span::Code(c) => {
                 let _ = write!(out, "<code>{}</code>", esc(c));
             }

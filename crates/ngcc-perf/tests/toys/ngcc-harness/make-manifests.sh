@@ -24,7 +24,7 @@ one() { # id label level flags sources…
         printf '%s strict %s/%s\n' "$sum" "$label" "$(basename "$f")" >>"$id/kat.sha256.new"
     done
 }
-for id in toy-cmk toy-mkw toy-loopy toy-outy toy-owny toy-inly; do rm -f "$id/kat.sha256.new"; done
+for id in toy-cmk toy-mkw toy-loopy toy-outy toy-owny toy-inly toy-recy; do rm -f "$id/kat.sha256.new"; done
 for L in 128 256; do
     d="$TREE/01-kem/Cmk/Implementations/Reference/Cmk-$L/src"
     one toy-cmk "Cmk-$L" "$L" "" -I"$d/api" -I"$d/core" -I"$d/sym" "$d"/core/*.c "$d"/sym/*.c
@@ -45,4 +45,7 @@ one toy-owny Owny-128 128 "-fcommon" -I"$d" "$d/kem.c" "$d/mix.c" "$d/toy_rand.c
 # Inly needs gnu89 inline semantics, as its own build gives it.
 d="$TREE/05-kem/Inly/Implementations/Reference_Implementation/Inly-128"
 one toy-inly Inly-128 128 "-fgnu89-inline" -I"$d" "$d/kem.c" "$d/mix.c" "$d/toy_rand.c"
-for id in toy-cmk toy-mkw toy-loopy toy-outy toy-owny toy-inly; do mv "$id/kat.sha256.new" "$id/kat.sha256"; done
+# The layout added after the importer was written (../ngcc-unseen).
+d="$(cd ../ngcc-unseen && pwd)/Recy/Implementations/Reference_Implementation/Recy-128/lib"
+one toy-recy Recy-128 128 "" -I"$d/.." -I"$d/kem" -I"$d/rng" "$d"/*/*.c
+for id in toy-cmk toy-mkw toy-loopy toy-outy toy-owny toy-inly toy-recy; do mv "$id/kat.sha256.new" "$id/kat.sha256"; done

@@ -17,7 +17,7 @@
 #define TRUST_ROUNDS 100000L
 #endif
 /* The memoising instances do this many calls' work up front. */
-#define TRUST_CACHED_CALLS 3000
+#define TRUST_CACHED_CALLS 1500
 
 /* Volatile: the compiler cannot fold the work into a constant. */
 static volatile uint64_t trust_seed = 0x0123456789abcdefu;
