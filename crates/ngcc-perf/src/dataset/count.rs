@@ -289,6 +289,12 @@ pub struct CountRecord {
     #[serde(default)]
     pub client_requests: Option<ClientRequests>,
     pub wall_s: f64,
+    /// CPU seconds of the whole jail (valgrind's start-up included), and the seconds the job
+    /// spent in its warm-up and counted calls under callgrind (its slowdown against a trial).
+    #[serde(default)]
+    pub cpu_s: f64,
+    #[serde(default)]
+    pub work_s: f64,
     #[serde(default)]
     pub sandbox: String,
 }

@@ -504,7 +504,7 @@ fn union_evidence(inputs: &[Input]) -> Result<BTreeMap<String, (usize, Vec<u8>)>
                 continue;
             };
             let j = &inputs[*m];
-            if ["records/", "profile/", "memory/"]
+            if ["records/", "profile/", "memory/", "count/"]
                 .iter()
                 .any(|p| rel.starts_with(p))
             {
@@ -512,6 +512,8 @@ fn union_evidence(inputs: &[Input]) -> Result<BTreeMap<String, (usize, Vec<u8>)>
                     "record"
                 } else if rel.starts_with("memory/") {
                     "memory record"
+                } else if rel.starts_with("count/") {
+                    "count record"
                 } else {
                     "profile"
                 };

@@ -104,14 +104,8 @@ pub fn section(v: &View, cand: &str, d: &mut Doc) {
         t.row(vec![
             code(&r.label).into(),
             key.clone().into(),
-            Cell::num(
-                if s.constant_ir {
-                    format::exact(s.ir_min)
-                } else {
-                    format!("{:.1}", s.ir_mean)
-                },
-                s.ir_mean,
-            ),
+            // The mean to the instruction (exact when the calls agree, see min–max).
+            Cell::num(format::exact(s.ir_mean.round() as u64), s.ir_mean),
             range.into(),
             Cell::num(
                 format::fmt_int(Some(s.estimated_cycles_mean)),

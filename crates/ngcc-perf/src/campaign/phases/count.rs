@@ -269,6 +269,8 @@ fn count_one(
     };
     let outcome = sandbox::run(&spec, &Request::Count(job))?;
     r.wall_s = outcome.wall_s;
+    let tree = &outcome.observed.tree_usage;
+    r.cpu_s = tree.user_s + tree.sys_s;
     r.sandbox = outcome.sandbox.clone().unwrap_or_default();
     let out = match (
         &outcome.exit,
@@ -295,6 +297,7 @@ fn count_one(
     r.status = out.status.clone();
     r.error = out.error.clone();
     r.seed = out.seed.clone();
+    r.work_s = out.work_s;
     r.setup = out.setup.clone();
     r.warmups = out.warmups.max(if r.status == ProcessStatus::Complete {
         0
