@@ -23,65 +23,25 @@ const ARCH: TargetArch = TargetArch::x86_64;
 #[cfg(target_arch = "aarch64")]
 const ARCH: TargetArch = TargetArch::aarch64;
 
-/// Denied whatever their arguments.
+/// Denied to candidate code whatever their arguments: everything denied to a tool run
+/// ([`tool_denied`]), and what a tool may do but a library never needs: exec, raw sockets
+/// (seccomp filters them by family for tools), a new session or process group, signalling
+/// by thread id or pidfd, scheduling parameters, and a seccomp filter of its own.
 fn denied() -> Vec<libc::c_long> {
-    let mut v = vec![
+    let mut v = tool_denied();
+    v.extend([
         libc::SYS_execve,
         libc::SYS_execveat,
-        libc::SYS_ptrace,
-        libc::SYS_process_vm_readv,
-        libc::SYS_process_vm_writev,
-        libc::SYS_process_madvise,
         libc::SYS_pidfd_open,
-        libc::SYS_pidfd_getfd,
         libc::SYS_pidfd_send_signal,
         libc::SYS_socket,
         libc::SYS_socketpair,
-        libc::SYS_connect,
-        libc::SYS_bind,
-        libc::SYS_listen,
-        libc::SYS_accept,
-        libc::SYS_accept4,
         libc::SYS_setsid,
         libc::SYS_setpgid,
-        libc::SYS_mount,
-        libc::SYS_umount2,
-        libc::SYS_pivot_root,
-        libc::SYS_chroot,
-        libc::SYS_fsopen,
-        libc::SYS_fsmount,
-        libc::SYS_fsconfig,
-        libc::SYS_fspick,
-        libc::SYS_move_mount,
-        libc::SYS_open_tree,
-        libc::SYS_mount_setattr,
-        libc::SYS_sched_setaffinity,
-        libc::SYS_sched_setscheduler,
-        libc::SYS_sched_setattr,
         libc::SYS_sched_setparam,
-        libc::SYS_unshare,
-        libc::SYS_setns,
-        libc::SYS_kexec_load,
-        libc::SYS_kexec_file_load,
-        libc::SYS_bpf,
-        libc::SYS_perf_event_open,
-        libc::SYS_userfaultfd,
-        libc::SYS_io_uring_setup,
-        libc::SYS_io_uring_enter,
-        libc::SYS_io_uring_register,
-        libc::SYS_keyctl,
-        libc::SYS_add_key,
-        libc::SYS_request_key,
-        libc::SYS_init_module,
-        libc::SYS_finit_module,
-        libc::SYS_delete_module,
-        libc::SYS_reboot,
-        libc::SYS_swapon,
-        libc::SYS_swapoff,
-        libc::SYS_acct,
         libc::SYS_tkill,
         libc::SYS_seccomp,
-    ];
+    ]);
     #[cfg(target_arch = "x86_64")]
     v.extend([libc::SYS_fork, libc::SYS_vfork]);
     v
@@ -225,6 +185,11 @@ fn tool_denied() -> Vec<libc::c_long> {
         libc::SYS_process_vm_writev,
         libc::SYS_process_madvise,
         libc::SYS_pidfd_getfd,
+        libc::SYS_connect,
+        libc::SYS_bind,
+        libc::SYS_listen,
+        libc::SYS_accept,
+        libc::SYS_accept4,
         libc::SYS_mount,
         libc::SYS_umount2,
         libc::SYS_pivot_root,
@@ -236,6 +201,9 @@ fn tool_denied() -> Vec<libc::c_long> {
         libc::SYS_move_mount,
         libc::SYS_open_tree,
         libc::SYS_mount_setattr,
+        libc::SYS_sched_setaffinity,
+        libc::SYS_sched_setscheduler,
+        libc::SYS_sched_setattr,
         libc::SYS_unshare,
         libc::SYS_setns,
         libc::SYS_kexec_load,
@@ -256,14 +224,6 @@ fn tool_denied() -> Vec<libc::c_long> {
         libc::SYS_swapon,
         libc::SYS_swapoff,
         libc::SYS_acct,
-        libc::SYS_sched_setaffinity,
-        libc::SYS_sched_setscheduler,
-        libc::SYS_sched_setattr,
-        libc::SYS_connect,
-        libc::SYS_bind,
-        libc::SYS_listen,
-        libc::SYS_accept,
-        libc::SYS_accept4,
     ]
 }
 
