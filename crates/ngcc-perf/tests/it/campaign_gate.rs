@@ -53,7 +53,7 @@ fn toy_candidates_get_precise_statuses_and_the_campaign_goes_on() {
             .build_error
             .as_deref()
             .unwrap()
-            .contains("undefined reference"),
+            .contains("undefined symbols: toy_never_defined"),
         "{:?}",
         missing.build_error
     );
