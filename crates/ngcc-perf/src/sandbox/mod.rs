@@ -63,6 +63,8 @@ pub struct Outcome {
     pub unexpected: Option<String>,
     /// The jail could not be built (no candidate code ran).
     pub jail_error: Option<String>,
+    /// `jail_error` says the program could not be exec'd (the jail itself stood).
+    pub exec_failed: bool,
     /// What the orchestrator saw from outside: exit, CPU time, wall time, containment.
     pub observed: crate::dataset::schema::Observed,
     pub wall_s: f64,
@@ -399,6 +401,7 @@ pub(crate) fn launch(
         crash: parsed.crash.as_deref().map(CrashNote::parse),
         unexpected: parsed.unexpected,
         jail_error,
+        exec_failed: report.as_ref().is_some_and(|r| r.exec_failed),
         observed,
         wall_s,
         command,

@@ -361,8 +361,7 @@ pub fn run_tool(job: &ToolJob) -> Result<ToolOutcome, ToolError> {
     })?;
     if let Some(why) = outcome.jail_error.clone() {
         let started = outcome.observed.worker_exit.is_some();
-        let not_started = why.starts_with("exec of") || why.starts_with("working directory");
-        return Err(if not_started || started {
+        return Err(if outcome.exec_failed || started {
             ToolError::Start { label, why }
         } else {
             ToolError::JailUnavailable { label, why }

@@ -335,3 +335,19 @@ fn forked_memory_is_bounded_for_the_whole_run() {
         o.exit
     );
 }
+
+/// A program that cannot be exec'd in the jail is the caller's error (`Start`, told by the
+/// keeper's report), not a host without a jail.
+#[test]
+fn a_missing_program_is_a_start_error_not_a_missing_jail() {
+    let job = ToolJob {
+        program: "/usr/bin/ngcc-perf-no-such-tool".into(),
+        ..sh("missing", "true")
+    };
+    match run_tool(&job) {
+        Err(ngcc_perf::sandbox::tool::ToolError::Start { why, .. }) => {
+            assert!(why.contains("ngcc-perf-no-such-tool"), "{why}")
+        }
+        other => panic!("expected a Start error, got {other:?}"),
+    }
+}

@@ -346,7 +346,13 @@ fn finish(mut report: Report, msgs: Vec<Msg>, waited: Option<(WaitStatus, Usage)
                 report.worker_exit = Some(status);
                 report.worker_usage = Some(usage);
             }
-            Msg::ExecError(e) | Msg::SetupError(e) => {
+            Msg::ExecError(e) => {
+                if report.error.is_none() {
+                    report.error = Some(e);
+                    report.exec_failed = true;
+                }
+            }
+            Msg::SetupError(e) => {
                 report.error.get_or_insert(e);
             }
             Msg::Exec(e) => report.execs.push(e),

@@ -250,6 +250,10 @@ pub struct Report {
     /// The jail could not be built or the worker not started: no candidate code ran.
     #[serde(default)]
     pub error: Option<String>,
+    /// `error` is the exec of the worker or the tool failing (a missing program, a bad
+    /// working directory), not the jail: the caller's request was wrong, the host is fine.
+    #[serde(default)]
+    pub exec_failed: bool,
     /// Seconds from the keeper's start until the worker was started.
     #[serde(default)]
     pub setup_s: f64,
