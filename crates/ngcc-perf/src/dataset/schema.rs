@@ -1061,10 +1061,9 @@ pub struct RecordChecks {
     pub clock_ratio: Option<(f64, f64)>,
     /// Per-call seconds of the trials over the calibration's: fastest trial and median.
     pub calibration_ratio: (f64, f64),
-    /// Verification of each trial process's last outputs in a fresh jailed child:
-    /// `ok: …`, `FAILED: …` or `not verified: …`.
+    /// Verification of each trial process's last outputs in a fresh jailed child.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub last_outputs: Vec<String>,
+    pub last_outputs: Vec<LastOutputs>,
     /// Wall seconds the verify children took in all (the cost of that check).
     #[serde(default)]
     pub verify_s: f64,
@@ -1781,4 +1780,65 @@ pub struct Observed {
     pub last_outputs: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_outputs_sha256: Vec<(String, String)>,
+}
+
+// ---------------------------------------------------------------------------------------
+// records: ngcc.checks.last_outputs
+
+/// The verification of one trial process's last outputs, written as one line: `ok: …`,
+/// `FAILED: …` or `not verified: …`. Code decides on the variant; the prefix is read and
+/// written here only.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LastOutputs {
+    /// Every value recomputed from the outputs matched (what was checked).
+    Ok(String),
+    /// A value did not match, or the check could not be made (why).
+    Failed(String),
+    /// The kind's outputs are not checked (why).
+    NotVerified(String),
+}
+
+impl LastOutputs {
+    const OK: &'static str = "ok: ";
+    const FAILED: &'static str = "FAILED: ";
+    const NOT_VERIFIED: &'static str = "not verified: ";
+
+    pub fn is_failed(&self) -> bool {
+        matches!(self, LastOutputs::Failed(_))
+    }
+
+    /// A line of a record; text in no known form is a failure of that text (a record's
+    /// check is never taken as passed on words this version does not know).
+    pub fn parse(line: &str) -> LastOutputs {
+        if let Some(t) = line.strip_prefix(Self::OK) {
+            LastOutputs::Ok(t.into())
+        } else if let Some(t) = line.strip_prefix(Self::NOT_VERIFIED) {
+            LastOutputs::NotVerified(t.into())
+        } else {
+            LastOutputs::Failed(line.strip_prefix(Self::FAILED).unwrap_or(line).into())
+        }
+    }
+}
+
+impl std::fmt::Display for LastOutputs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (prefix, text) = match self {
+            LastOutputs::Ok(t) => (Self::OK, t),
+            LastOutputs::Failed(t) => (Self::FAILED, t),
+            LastOutputs::NotVerified(t) => (Self::NOT_VERIFIED, t),
+        };
+        write!(f, "{prefix}{text}")
+    }
+}
+
+impl Serialize for LastOutputs {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for LastOutputs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(LastOutputs::parse(&String::deserialize(d)?))
+    }
 }

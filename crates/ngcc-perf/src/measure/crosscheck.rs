@@ -51,8 +51,8 @@
 //! the calibration's batches are honest untimed work.
 
 use crate::dataset::schema::{
-    Calibration, CounterKind, FixedCost, META_SIGN_FAILURES_RETRIED, Process, Record, RecordChecks,
-    Trial,
+    Calibration, CounterKind, FixedCost, LastOutputs, META_SIGN_FAILURES_RETRIED, Process, Record,
+    RecordChecks, Trial,
 };
 
 /// The calibration's fastest warm per-call time for the calibration check (its estimate in
@@ -140,7 +140,7 @@ fn per_call(t: &Trial) -> f64 {
 
 /// Checks every process that has trials and was observed; `last_outputs` are carried over
 /// (their verification is done by the measure phase in its own child).
-pub fn check(processes: &[Process], ev: &Evidence, last_outputs: Vec<String>) -> Verdict {
+pub fn check(processes: &[Process], ev: &Evidence, last_outputs: Vec<LastOutputs>) -> Verdict {
     let mut f = RecordChecks {
         calibration_min_s: ev.calibration_min_s,
         last_outputs,
@@ -240,7 +240,7 @@ pub fn check(processes: &[Process], ev: &Evidence, last_outputs: Vec<String>) ->
             ));
         }
     }
-    if let Some(bad) = f.last_outputs.iter().find(|v| v.starts_with("FAILED")) {
+    if let Some(bad) = f.last_outputs.iter().find(|v| v.is_failed()) {
         fail(format!("last outputs: {bad}"));
     }
     Verdict {
@@ -391,15 +391,34 @@ mod tests {
         assert!(v.failure.unwrap().contains("700.0 times faster"));
         let v = check(&[process(0.1, 100_000_000, 0.2, 0.11)], &ev(1e-6), vec![]);
         assert!(v.failure.unwrap().contains("1000.0 times slower"));
-        let kex = vec!["not verified: KEX outputs are not checked".to_string()];
+        let kex = vec![LastOutputs::NotVerified(
+            "KEX outputs are not checked".into(),
+        )];
         let v = check(&[process(0.1, 100_000_000, 0.2, 0.11)], &ev(1e-3), kex);
         assert_eq!(v.failure, None);
-        let bad = vec!["FAILED: ct does not decapsulate".to_string()];
+        let bad = vec![LastOutputs::Failed("ct does not decapsulate".into())];
         let v = check(&[process(0.1, 100_000_000, 0.2, 0.11)], &ev(1e-3), bad);
         assert_eq!(
             v.failure.unwrap(),
             "last outputs: FAILED: ct does not decapsulate"
         );
+    }
+
+    #[test]
+    fn last_outputs_lines_round_trip_and_unknown_words_never_pass() {
+        for line in [
+            "ok: ss; ct",
+            "FAILED: ct is 00, expected 01",
+            "not verified: KEX",
+        ] {
+            let v = LastOutputs::parse(line);
+            assert_eq!(v.to_string(), line);
+            let json = serde_json::to_string(&v).unwrap();
+            assert_eq!(serde_json::from_str::<LastOutputs>(&json).unwrap(), v);
+        }
+        assert!(!LastOutputs::parse("ok: ss").is_failed());
+        assert!(LastOutputs::parse("FAILED: x").is_failed());
+        assert!(LastOutputs::parse("passed, trust me").is_failed());
     }
 
     #[test]

@@ -54,7 +54,7 @@ struct Measured {
     /// The run's fixed clock (0: unknown), for the disturbance rule.
     max_hz: f64,
     /// The verification of each trial process's last outputs (`RecordChecks::last_outputs`).
-    last_outputs: Vec<String>,
+    last_outputs: Vec<LastOutputs>,
     /// Wall seconds of the verify children.
     verify_s: f64,
     /// The fixed cost of an empty jailed process, for the time accounting.
@@ -263,7 +263,7 @@ fn measure_one(ctx: &MeasureCtx, planned: &Planned, fixed: Option<FixedCost>) ->
                 let started = std::time::Instant::now();
                 let v = verify_last(ctx, &t, cal, k, proc)?;
                 m.verify_s += started.elapsed().as_secs_f64();
-                let failed = v.starts_with("FAILED");
+                let failed = v.is_failed();
                 m.last_outputs.push(v);
                 // One failure decides the record: no need to wait for more.
                 if failed {
@@ -362,16 +362,16 @@ fn last_outputs(run: &RunDir, name: &str, mut observed: Observed) -> Result<Obse
 
 /// Checks a trial process's last outputs in a fresh jailed child (which recomputes from
 /// them what they must satisfy) against the orchestrator's own copy in `RUN/last/<trial>/`:
-/// `ok: …`, `FAILED: …` or `not verified: …` (KEX outputs).
+/// whether every value matched, which did not, or that the kind is not checked (KEX).
 fn verify_last(
     ctx: &MeasureCtx,
     t: &Target,
     cal: &Calibration,
     k: usize,
     proc: &Process,
-) -> Result<String> {
+) -> Result<LastOutputs> {
     let Some(dir) = proc.observed.as_ref().and_then(|o| o.last_outputs.as_ref()) else {
-        return Ok("FAILED: the trial left no last outputs".into());
+        return Ok(LastOutputs::Failed("the trial left no last outputs".into()));
     };
     let dir = ctx.run.path(dir);
     let mut job = ctx.job(t);
@@ -390,15 +390,14 @@ fn verify_last(
         Ok(o) => o,
         Err(_) => {
             let why = outcome.failure_text().unwrap_or_else(|| "no result".into());
-            return Ok(format!(
-                "FAILED: the verifying child ended without values: {why}"
-            ));
+            return Ok(LastOutputs::Failed(format!(
+                "the verifying child ended without values: {why}"
+            )));
         }
     };
     if out.status != ProcessStatus::Complete {
-        return Ok(format!(
-            "FAILED: {}",
-            out.error.unwrap_or_else(|| out.status.to_string())
+        return Ok(LastOutputs::Failed(
+            out.error.unwrap_or_else(|| out.status.to_string()),
         ));
     }
     // What we know each kind must recompute (the child could send fewer values).
@@ -410,10 +409,14 @@ fn verify_last(
         .any(|v| matches!(v.expect, Expect::File(_)));
     let needs_file = kind == Kind::Hash || (kind == Kind::Kem && t.op.op != Op::Keygen);
     if kind == Kind::Kex {
-        return Ok("not verified: KEX outputs are not checked".into());
+        return Ok(LastOutputs::NotVerified(
+            "KEX outputs are not checked".into(),
+        ));
     }
     if out.values.is_empty() || (needs_file && !from_file) {
-        return Ok("FAILED: the verifying child did not recompute the last outputs".into());
+        return Ok(LastOutputs::Failed(
+            "the verifying child did not recompute the last outputs".into(),
+        ));
     }
     let mut said = Vec::new();
     for v in &out.values {
@@ -422,20 +425,22 @@ fn verify_last(
             // The name comes from candidate code: a plain file name of the copy, or nothing.
             Expect::File(f) => match ingest::plain_name(f).then(|| std::fs::read(dir.join(f))) {
                 Some(Ok(b)) => hex::encode_upper(b),
-                _ => return Ok(format!("FAILED: the last outputs lack {f:?}")),
+                _ => {
+                    return Ok(LastOutputs::Failed(format!("the last outputs lack {f:?}")));
+                }
             },
         };
         if v.got != want {
-            return Ok(format!(
-                "FAILED: {} is {}, expected {}",
+            return Ok(LastOutputs::Failed(format!(
+                "{} is {}, expected {}",
                 v.what,
                 short(&v.got),
                 short(&want)
-            ));
+            )));
         }
         said.push(v.what.clone());
     }
-    Ok(format!("ok: {}", said.join("; ")))
+    Ok(LastOutputs::Ok(said.join("; ")))
 }
 
 /// A hex value shortened for a reason line.
