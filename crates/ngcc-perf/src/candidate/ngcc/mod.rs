@@ -60,6 +60,8 @@ pub struct Found {
     pub helpers: String,
     pub dropped: Vec<String>,
     pub overrides: Vec<String>,
+    /// An override drops the instance.
+    pub skipped: bool,
     pub problems: Vec<String>,
     pub instance: Instance,
     /// Hashes of every source and header the instance compiles.
@@ -276,6 +278,7 @@ pub fn import_with(opts: &Options, observer: Option<&dyn Observer>) -> Result<Im
             for f in found.iter_mut().filter(|f| io.matches(&f.label)) {
                 if io.skip {
                     f.overrides.push(format!("skipped ({})", o.why));
+                    f.skipped = true;
                     continue;
                 }
                 for change in io.apply(&mut f.instance) {
@@ -287,7 +290,7 @@ pub fn import_with(opts: &Options, observer: Option<&dyn Observer>) -> Result<Im
     }
     let skipped: Vec<String> = found
         .iter()
-        .filter(|f| f.overrides.iter().any(|o| o.starts_with("skipped")))
+        .filter(|f| f.skipped)
         .map(|f| f.label.clone())
         .collect();
     found.retain(|f| !skipped.contains(&f.label));
@@ -472,13 +475,20 @@ fn match_tokens(s: &str) -> Vec<String> {
     out
 }
 
+/// The program [`select`] chose, why, and whether it is a KAT program (else the library).
+struct Selected<'a> {
+    program: &'a Program,
+    why: String,
+    is_kat: bool,
+}
+
 /// The program that made the instance's KAT files, or the library: among several, the one
 /// whose name and define values best match the folder's name (its level, its variant).
 fn select<'a>(
     model: &'a BuildModel,
     folder: &Folder,
     problems: &mut Vec<String>,
-) -> Option<(&'a Program, String)> {
+) -> Option<Selected<'a>> {
     let under_root = |p: &Program| {
         p.sources
             .iter()
@@ -497,7 +507,8 @@ fn select<'a>(
         .copied()
         .filter(|p| p.sources.iter().any(|s| is_kat_driver(&s.value)) || p.name.contains("KAT"))
         .collect();
-    let (pool, what) = if !kat.is_empty() {
+    let is_kat = !kat.is_empty();
+    let (pool, what) = if is_kat {
         (kat, "the program that writes the KAT files")
     } else {
         let libs: Vec<&Program> = relevant
@@ -512,7 +523,11 @@ fn select<'a>(
     };
     match pool.len() {
         0 => None,
-        1 => Some((pool[0], what.to_string())),
+        1 => Some(Selected {
+            program: pool[0],
+            why: what.to_string(),
+            is_kat,
+        }),
         _ => {
             let folder_name = folder
                 .root
@@ -535,13 +550,14 @@ fn select<'a>(
             scored.sort_by_key(|s| std::cmp::Reverse(s.0));
             let names: Vec<&str> = pool.iter().map(|p| p.name.as_str()).collect();
             if scored[0].0 > 0 && scored[1].0 < scored[0].0 {
-                Some((
-                    scored[0].1,
-                    format!(
+                Some(Selected {
+                    program: scored[0].1,
+                    why: format!(
                         "{what}, chosen among {} by the folder name {folder_name}",
                         names.join(", ")
                     ),
-                ))
+                    is_kat,
+                })
             } else {
                 problems.push(format!(
                     "AMBIGUOUS: {} programs in {} ({}) and the folder name {folder_name} does not pick one; took {} — check its defines, or add an override",
@@ -550,7 +566,11 @@ fn select<'a>(
                     names.join(", "),
                     scored[0].1.name
                 ));
-                Some((scored[0].1, format!("{what} (AMBIGUOUS, see the problems)")))
+                Some(Selected {
+                    program: scored[0].1,
+                    why: format!("{what} (AMBIGUOUS, see the problems)"),
+                    is_kat,
+                })
             }
         }
     }
@@ -614,18 +634,23 @@ fn instance(
         ..Instance::default()
     };
     // Build files: the folder's own, else the nearest folder above that has one.
-    let mut chosen: Option<(BuildModel, Program, String)> = None;
+    let mut chosen: Option<(BuildModel, Program, String, bool)> = None;
     let mut seen: Vec<String> = Vec::new();
     let mut dir = Some(root.as_path());
     if let Some((model, how)) = observed {
         // The build's own programs: nothing is read from the build files.
         dir = None;
         let mut sel_problems = Vec::new();
-        if let Some((prog, why)) = select(model, folder, &mut sel_problems) {
+        if let Some(Selected {
+            program: prog,
+            why,
+            is_kat,
+        }) = select(model, folder, &mut sel_problems)
+        {
             f.problems.extend(sel_problems);
             f.build = format!("{how}: {} ({why})", prog.name);
             note_all(&mut f, &model.notes);
-            chosen = Some((model.clone(), prog.clone(), why));
+            chosen = Some((model.clone(), prog.clone(), why, is_kat));
         }
     }
     while let Some(d) = dir {
@@ -641,18 +666,23 @@ fn instance(
             let rel = relative_to(&path, root);
             seen.push(rel.clone());
             let mut sel_problems = Vec::new();
-            if let Some((prog, why)) = select(&model, folder, &mut sel_problems) {
-                let is_kat = !why.starts_with("no KAT");
+            if let Some(Selected {
+                program: prog,
+                why,
+                is_kat,
+            }) = select(&model, folder, &mut sel_problems)
+            {
+                // A KAT program found further up beats a library found nearer.
                 let better = chosen
                     .as_ref()
-                    .is_none_or(|(_, _, w)| w.starts_with("no KAT") && is_kat);
+                    .is_none_or(|(_, _, _, was_kat)| !was_kat && is_kat);
                 if better {
                     f.problems.retain(|p| !p.starts_with("AMBIGUOUS"));
                     f.problems.extend(sel_problems);
                     let prog = prog.clone();
                     note_all(&mut f, &model.notes);
                     f.build = format!("{}: {} ({why})", rel, prog.name);
-                    chosen = Some((model, prog, why));
+                    chosen = Some((model, prog, why, is_kat));
                 }
             }
         }
@@ -665,7 +695,7 @@ fn instance(
     let mut include_dirs: Vec<(PathBuf, String)> = Vec::new();
     let mut sources: Vec<(PathBuf, String)> = Vec::new();
     match &chosen {
-        Some((model, prog, _)) => {
+        Some((model, prog, _, _)) => {
             let file = model
                 .file
                 .file_name()
@@ -821,7 +851,7 @@ fn instance(
         if added {
             let by = chosen
                 .as_ref()
-                .map_or("the build file", |(_, p, _)| p.name.as_str());
+                .map_or("the build file", |(_, p, _, _)| p.name.as_str());
             note.push_str(&format!(
                 " (not linked by {by}; linked so that no other {name} is)"
             ));
