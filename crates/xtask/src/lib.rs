@@ -44,7 +44,17 @@ pub const PACKAGES: &[Package] = &[
     Package {
         name: "cmake",
         programs: &["cmake"],
-        why: "host records name the cmake version, as the reference harness's records do",
+        why: "the importer configures CMake packages (build observation), and host records name the cmake version",
+    },
+    Package {
+        name: "make",
+        programs: &["make"],
+        why: "the importer runs a package's Makefile in the jail to learn its instances",
+    },
+    Package {
+        name: "g++",
+        programs: &["g++"],
+        why: "a test compiles the ICCS helper headers as C++ (extern \"C\" linkage)",
     },
 ];
 
@@ -160,7 +170,15 @@ mod tests {
 
     #[test]
     fn missing_lists_packages_with_any_program_absent_in_table_order() {
-        let have = ["chromium", "slurmctld", "slurmd", "munged", "valgrind"];
+        let have = [
+            "chromium",
+            "slurmctld",
+            "slurmd",
+            "munged",
+            "valgrind",
+            "make",
+            "g++",
+        ];
         let m = missing(|p| have.contains(&p));
         let names: Vec<&str> = m.iter().map(|p| p.name).collect();
         // slurm-wlm lacks sbatch and friends: one absent program is enough.
