@@ -27,17 +27,16 @@ fn record(run: &Path, key: &str, op: &str) -> Record {
     ngcc_perf::util::read_json(&path).unwrap_or_else(|e| panic!("{key} {op}: {e:#}"))
 }
 
-/// The median trial's CPU seconds per call (the thread's CPU time when a loaded host
-/// stretched the seconds further).
+/// The least disturbed trial's CPU seconds per call (the thread's CPU time when a loaded
+/// host stretched the seconds further). A busy host only adds time, and on SMT siblings it
+/// inflates even CPU time, so the minimum over the trials is the figure two processes can be
+/// compared on; a median moved by 1.4× between honest twins on a loaded CI host.
 fn cpu_per_call(r: &Record) -> f64 {
-    let mut v: Vec<f64> = r
-        .processes
+    r.processes
         .iter()
         .flat_map(|p| p.trials.iter())
         .map(|t| t.seconds.min(t.cpu_seconds.unwrap_or(t.seconds)) / t.measurements.max(1) as f64)
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+        .fold(f64::INFINITY, f64::min)
 }
 
 fn stderr(r: &Record) -> String {
@@ -97,10 +96,11 @@ fn lies_about_time_are_refused_or_flagged_and_the_control_is_measured() {
             assert!(!said.contains("patched=0"), "{label} {op}: {said}");
             // `complete` says every check passed: ticks and seconds agree, and the kernel's
             // CPU time is accounted for (a working lie fails one or the other). The figure
-            // is the control's, within a loaded host's noise (the lie would halve it).
+            // is the control's: a working lie would halve it (≤ 0.5), honest twins' least
+            // disturbed trials stay well above 0.6 even on a loaded host.
             let ratio = cpu_per_call(&r) / honest;
             assert!(
-                ratio > 0.8,
+                ratio > 0.6,
                 "{label} {op}: {ratio:.2} of the control's time"
             );
             table.push(format!(
