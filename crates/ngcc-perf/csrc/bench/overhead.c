@@ -19,6 +19,16 @@ void ngcc_set_randombytes(int (*fp)(uint8_t *, size_t)) __attribute__((weak));
 int ngcc_hash(int digest_bits, const unsigned char *msg, ull msg_bits, unsigned char *digest)
     __attribute__((weak));
 
+/* The harness's buffer placement (child/guard.rs): data at page offset 64, after the front
+ * guard. Placement moves a KEM's time by 1-2 %; both sides must share it. */
+static unsigned char *placed(size_t n) {
+    void *p = NULL;
+    if (posix_memalign(&p, 4096, n + 4096) != 0) {
+        return NULL;
+    }
+    return (unsigned char *)p + 64;
+}
+
 static uint64_t counter_state;
 /* The harness's "counter" RNG: byte i of the stream is i mod 256. */
 static int counter_rng(uint8_t *out, size_t n) {
@@ -57,9 +67,12 @@ static void pin(const char *cpu) {
 }
 
 static int run_enc(ull iters, ull warmups) {
-    static unsigned char pk[1 << 20], sk[1 << 20], ct[1 << 20], ss[256];
+    unsigned char *pk = placed(1 << 20), *sk = placed(1 << 20), *ct = placed(1 << 20), *ss = placed(256);
     ull l1, l2, i;
     uint64_t t0, t1, c0, c1;
+    if (!pk || !sk || !ct || !ss) {
+        return 4;
+    }
     ngcc_set_randombytes(counter_rng);
     if (ngcc_kem_keygen(pk, &l1, sk, &l2) != 0) {
         return 3;
@@ -82,11 +95,11 @@ static int run_enc(ull iters, ull warmups) {
 
 /* The harness's hash message: byte i is (131 i + len) mod 256. */
 static int run_hash(ull len, int digest_bits, ull iters, ull warmups) {
-    static unsigned char digest[1024];
-    unsigned char *msg = malloc(len ? len : 1);
+    unsigned char *digest = placed(1024);
+    unsigned char *msg = placed(len ? len : 1);
     ull i;
     uint64_t t0, t1, c0, c1;
-    if (!msg) {
+    if (!msg || !digest) {
         return 4;
     }
     for (i = 0; i < len; i++) {
@@ -105,7 +118,6 @@ static int run_hash(ull len, int digest_bits, ull iters, ull warmups) {
     t1 = now_ns();
     c1 = ticks();
     printf("%llu %llu\n", (ull)(t1 - t0), (ull)(c1 - c0));
-    free(msg);
     return 0;
 }
 
