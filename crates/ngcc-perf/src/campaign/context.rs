@@ -4,6 +4,7 @@
 
 use super::host_gate::HostState;
 use super::measurable::OpSpec;
+use super::runner::{JailRunner, Runner};
 use super::{Selected, Settings};
 use crate::child::protocol::{Limits, OpJob, OpOutput, Request};
 use crate::dataset::schema::{BuildEntry, Calibration, KatStatus, Planning, ProcessStatus};
@@ -47,12 +48,14 @@ impl Target<'_> {
 }
 
 /// What the timing phases (calibrate, measure, profile) share: where, with which settings,
-/// on which host state and with which planning rule.
+/// on which host state, with which planning rule, and through which runner (the jail, or a
+/// scripted one in unit tests) their children run.
 pub struct MeasureCtx<'a> {
     pub run: &'a RunDir,
     pub settings: &'a Settings,
     pub host: HostState,
     pub planning: Planning,
+    pub runner: &'a dyn Runner,
 }
 
 impl MeasureCtx<'_> {
@@ -66,7 +69,7 @@ impl MeasureCtx<'_> {
         req: &Request,
         timeout_s: f64,
     ) -> Result<(OpOutput, Outcome)> {
-        run_child(self.run, self.settings, name, req, timeout_s)
+        run_child_with(self.runner, self.run, self.settings, name, req, timeout_s)
     }
 
     /// The calibration of `t`, if one was written.
@@ -102,8 +105,21 @@ pub fn job(run: &RunDir, settings: &Settings, t: &Target) -> OpJob {
     }
 }
 
-/// Runs one child and turns every way it can end into an `OpOutput` plus its process facts.
+/// Runs one child in the jail and turns every way it can end into an `OpOutput` plus its
+/// process facts.
 pub fn run_child(
+    run: &RunDir,
+    settings: &Settings,
+    name: &str,
+    req: &Request,
+    timeout_s: f64,
+) -> Result<(OpOutput, Outcome)> {
+    run_child_with(&JailRunner, run, settings, name, req, timeout_s)
+}
+
+/// [`run_child`] through `runner`.
+pub fn run_child_with(
+    runner: &dyn Runner,
     run: &RunDir,
     settings: &Settings,
     name: &str,
@@ -121,7 +137,7 @@ pub fn run_child(
     if let Request::Calibrate(j) | Request::Trial(j) = &mut req {
         j.limits.cpu_seconds = Some(timeout_s.ceil() as u64 + 5);
     }
-    let outcome = sandbox::run(&spec, &req)?;
+    let outcome = runner.run(&spec, &req)?;
     let out = match (&outcome.exit, sandbox::parse_result::<OpOutput>(&outcome)) {
         (Exit::Timeout, _) => OpOutput {
             status: ProcessStatus::HardTimeout,

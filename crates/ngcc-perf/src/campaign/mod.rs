@@ -8,6 +8,7 @@ pub(crate) mod host_gate;
 pub(crate) mod jail_gate;
 pub(crate) mod measurable;
 pub(crate) mod phases;
+pub(crate) mod runner;
 pub(crate) mod seed;
 pub(crate) mod select;
 pub(crate) mod settings;
@@ -105,6 +106,7 @@ fn measuring_phase(
         settings,
         host,
         planning,
+        runner: &runner::JailRunner,
     };
     match phase {
         Phase::Calibrate => phases::calibrate::run(&ctx, &todo),

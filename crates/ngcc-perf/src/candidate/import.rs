@@ -14,10 +14,12 @@ use std::process::ExitCode;
 #[command(after_help = "Examples:\n  \
     ngcc-perf import pqclean --out cands\n  \
     ngcc-perf import ngcc ~/ngcc/Lore --id kem-19 --kat-manifest kat.sha256 --dry-run\n  \
-    ngcc-perf import ngcc ~/ngcc/Lore --id kem-19 --kat-manifest kat.sha256 --out cands/kem-19")]
+    ngcc-perf import ngcc ~/ngcc/Lore --id kem-19 --kat-manifest kat.sha256 --out cands/kem-19\n  \
+    ngcc-perf import ngcc ~/ngcc-r1/packages --harness ~/ngcc-r1/harness --out cands")]
 pub struct ImportArgs {
     /// What to import: `pqclean` (a PQClean tree) or `ngcc` (an unpacked NGCC submission
-    /// package: every reference instance folder, its build files read but never run).
+    /// package or a tree of them: each instance learned from the package's own build, run in
+    /// the jail on a copy, the build files read as text to cross-check; `--static` reads only).
     pub source: String,
     /// pqclean: the tree to import (default: the tree cargo fetched; manifests then refer to
     /// it as `${PQCLEAN}` so they work on any machine). ngcc: the package folder.

@@ -177,7 +177,7 @@ fn fixed_cost(ctx: &MeasureCtx) -> Result<FixedCost> {
             workdir: ctx.run.scratch(&format!("fixed-cost-{i}"))?,
             timeout: std::time::Duration::from_secs(30),
         };
-        let out = crate::sandbox::run_probe(&spec)?;
+        let out = ctx.runner.probe(&spec)?;
         let (cpu, wall) = (out.observed.tree_usage.cpu_s(), out.observed.wall_s);
         best = Some(best.map_or(
             FixedCost {
@@ -379,7 +379,7 @@ fn verify_last(
     job.seed_tweak = k as u8;
     let timeout = VERIFY_TIMEOUT_S + 20.0 * cal.cold_s;
     let verify_name = format!("{}-{k}", t.scratch_name("verify"));
-    let outcome = crate::sandbox::run(
+    let outcome = ctx.runner.run(
         &crate::sandbox::Spec {
             workdir: ctx.run.scratch(&verify_name)?,
             timeout: std::time::Duration::from_secs_f64(ctx.settings.child_timeout_s(timeout)),

@@ -64,6 +64,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         settings,
         host,
         planning,
+        runner: &crate::campaign::runner::JailRunner,
     };
     for (key, reason) in &skipped {
         eprintln!("profile: skipping {key}: {reason}");
@@ -331,7 +332,7 @@ fn profile_one(ctx: &MeasureCtx, t: &Target, relink: &Relink) -> Result<Profile>
         workdir: run.scratch(&t.scratch_name("prof"))?,
         timeout: Duration::from_secs_f64(timeout.max(1.0)),
     };
-    let outcome = sandbox::run(&spec, &Request::Profile(job))?;
+    let outcome = ctx.runner.run(&spec, &Request::Profile(job))?;
     let out = match (
         &outcome.exit,
         sandbox::parse_result::<ProfileOutput>(&outcome),
