@@ -48,7 +48,10 @@ pub fn check_path(
 ) -> Result<(), String> {
     let canon =
         std::fs::canonicalize(path).map_err(|e| format!("{what} {}: {e}", path.display()))?;
-    if allowed_roots(cand, roots).iter().any(|r| canon.starts_with(r)) {
+    if allowed_roots(cand, roots)
+        .iter()
+        .any(|r| canon.starts_with(r))
+    {
         return Ok(());
     }
     Err(format!(

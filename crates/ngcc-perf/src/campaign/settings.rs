@@ -5,8 +5,8 @@
 use super::seed;
 use super::shard::{self, ShardArg};
 use crate::build::bounded::DEFAULT_AS_LIMIT_MIB;
-use crate::build::{BuildLimits, BuildOptions, SourceRoots};
 use crate::build::bounded::DEFAULT_TIMEOUT_S as DEFAULT_BUILD_TIMEOUT_S;
+use crate::build::{BuildLimits, BuildOptions, SourceRoots};
 use crate::dataset::schema::Planning;
 use crate::kat::run::KatOptions;
 use crate::sandbox::DEFAULT_MEM_LIMIT_MIB;

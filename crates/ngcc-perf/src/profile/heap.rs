@@ -6,8 +6,8 @@
 
 use super::relink::{self, RelinkError, fail};
 use crate::build::flags::FlagSet;
-use crate::build::{BuildLimits, BuildOptions};
 use crate::build::instance::{self, Paths};
+use crate::build::{BuildLimits, BuildOptions};
 use crate::candidate::{Candidate, Instance};
 use crate::dataset::memory::{CodeOrigin, ObjectSize, Sections, StaticSize};
 use crate::dataset::schema::{BuildEntry, HelperOrigin};

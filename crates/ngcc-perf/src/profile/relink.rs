@@ -9,8 +9,8 @@
 
 use super::symbols::{self, WrapPlan};
 use crate::build::flags::{FlagSet, LINK};
-use crate::build::{BuildLimits, BuildOptions};
 use crate::build::instance::{self, Paths};
+use crate::build::{BuildLimits, BuildOptions};
 use crate::candidate::{Candidate, Instance};
 use crate::dataset::schema::BuildEntry;
 use crate::util::{atomic_write, sha256_file, tail};

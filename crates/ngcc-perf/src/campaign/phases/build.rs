@@ -2,9 +2,9 @@
 //! the harness defaults (reference §1.6); cached by content.
 
 use super::pool;
-use crate::build::{BuildOptions, build_instance};
 use crate::build::flags::FlagSet;
 use crate::build::instance::{self, Paths};
+use crate::build::{BuildOptions, build_instance};
 use crate::campaign::{Selected, Settings};
 use crate::candidate::{Candidate, Instance};
 use crate::dataset::schema::{BuildEntry, KatStatus};
@@ -100,7 +100,8 @@ pub fn build_with_fallback(
             return Ok((entry, worked));
         }
     }
-    let (entry, worked) = build_instance(run, cand, inst, FlagSet::Guide, previous.as_ref(), options)?;
+    let (entry, worked) =
+        build_instance(run, cand, inst, FlagSet::Guide, previous.as_ref(), options)?;
     if entry.is_built() {
         return Ok((entry, worked));
     }

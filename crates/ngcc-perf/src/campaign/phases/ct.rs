@@ -185,8 +185,8 @@ fn debug_build(
         log: work.join("build.log"),
         guide_log: work.join("guide.log"),
     };
-    let mut plan =
-        instance::plan(&s.cand, &s.inst, flag_set, &paths, options).map_err(|x| format!("{x:#}"))?;
+    let mut plan = instance::plan(&s.cand, &s.inst, flag_set, &paths, options)
+        .map_err(|x| format!("{x:#}"))?;
     plan.cflags.push("-g".into());
     let key_file = work.join("cache_key");
     let key = format!("{}-g", plan.cache_key);

@@ -3,8 +3,8 @@
 
 use super::build::fallback;
 use super::pool;
-use crate::build::{BuildOptions, build_instance};
 use crate::build::flags::FlagSet;
+use crate::build::{BuildOptions, build_instance};
 use crate::campaign::{Selected, Settings};
 use crate::candidate::Api;
 use crate::dataset::schema::{BuildEntry, KatStatus};
