@@ -5,6 +5,7 @@
 //! without it. `memory/<cand>/<label>.json` per instance; an instance that cannot be
 //! relinked gets a failed record saying why, and the phase goes on.
 
+use crate::build::BuildOptions;
 use crate::campaign::context::{self, Target};
 use crate::campaign::measurable;
 use crate::campaign::{Selected, Settings};
@@ -53,9 +54,10 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         })
         .collect();
     let progress = Progress::new("memory", work.len() as u64);
+    let build = settings.build_options();
     for (s, e) in &work {
         progress.working_on(&format!("{} relink", s.key()));
-        let rec = instance(run, settings, s, e, &progress);
+        let rec = instance(run, settings, &build, s, e, &progress);
         write_json(&run.memory_path(&s.cand.id, &s.inst.label), &rec)?;
         progress.done(&line(&rec));
     }
@@ -94,6 +96,7 @@ pub fn line(r: &MemoryRecord) -> String {
 fn instance(
     run: &RunDir,
     settings: &Settings,
+    build: &BuildOptions,
     s: &Selected,
     e: &BuildEntry,
     progress: &Progress,
@@ -110,7 +113,7 @@ fn instance(
         utc: utc_now_iso(),
         ..MemoryRecord::default()
     };
-    let relinked = match heap::relink(&run.root, &s.cand, &s.inst, e) {
+    let relinked = match heap::relink(&run.root, &s.cand, &s.inst, e, build) {
         Ok(r) => r,
         Err(err) => {
             rec.error = Some(format!("relink failed: {}", err.reason));
