@@ -175,6 +175,13 @@ pub fn set_exe(path: PathBuf) {
 pub trait Job: Serialize {
     /// The job's files, as the orchestrator's paths.
     fn files(&self) -> jail::JobFiles;
+    /// The request as the worker receives it. A job whose worker takes its paths from
+    /// [`Job::files`] alone leaves them out here: the worker's memory (its request text and
+    /// the values parsed from it) then does not depend on where the orchestrator's run
+    /// directory is, so neither does the heap layout the library's own allocations meet.
+    fn request_value(&self) -> serde_json::Result<Value> {
+        serde_json::to_value(self)
+    }
     /// Whether the worker may report `result` (its JSON object) for this job: a failure it
     /// admits, or a plain "done, now judge my files and trials" — never a verdict.
     fn admits(&self, result: &Value) -> bool;
@@ -191,7 +198,7 @@ pub trait Job: Serialize {
 /// Runs one job in its jail (see [`jail`]) and waits at most `spec.timeout`.
 pub fn run<J: Job>(spec: &Spec, request: &J) -> Result<Outcome> {
     let job = jail::JobSpec {
-        request: serde_json::to_value(request)?,
+        request: request.request_value()?,
         files: request.files(),
     };
     run_order(spec, Some(job), request.tool(), request.bounds(), &|r| {
