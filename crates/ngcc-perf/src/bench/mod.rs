@@ -273,12 +273,18 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
         settings.cpu = cpu;
     }
     let cpu = settings.cpu;
+    let limits = settings.build_options().limits;
     campaign::execute(&settings)?;
     let run = RunDir::open(&run_path)?;
     let mut sides = Vec::new();
     if args.op != OverheadOp::Hash32 {
         let (sel, entry) = selected(&run, std::slice::from_ref(&cands), KEM)?;
-        let driver = build_driver(&run, "enc", entry.library.as_deref().unwrap_or_default())?;
+        let driver = build_driver(
+            &run,
+            "enc",
+            entry.library.as_deref().unwrap_or_default(),
+            limits,
+        )?;
         sides.push(Side {
             name: "ML-KEM-768 clean enc",
             sel,
@@ -292,7 +298,12 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
     }
     if args.op != OverheadOp::Enc {
         let (sel, entry) = selected(&run, std::slice::from_ref(&iccs), HASH)?;
-        let driver = build_driver(&run, "hash", entry.library.as_deref().unwrap_or_default())?;
+        let driver = build_driver(
+            &run,
+            "hash",
+            entry.library.as_deref().unwrap_or_default(),
+            limits,
+        )?;
         let digest_bits = sel.inst.digest_bits.unwrap_or(256);
         sides.push(Side {
             name: "SM3-256 sample hash, 32 bytes",
@@ -456,7 +467,12 @@ fn c_round(side: &Side, cpu: u32) -> Result<f64> {
     Ok(ticks / side.iterations as f64)
 }
 
-fn build_driver(run: &RunDir, what: &str, library: &str) -> Result<PathBuf> {
+fn build_driver(
+    run: &RunDir,
+    what: &str,
+    library: &str,
+    limits: crate::build::BuildLimits,
+) -> Result<PathBuf> {
     let dir = run.scratch(&format!("bench-driver-{what}"))?;
     let src = dir.join("overhead.c");
     crate::util::atomic_write(&src, crate::csrc::BENCH_OVERHEAD_C.as_bytes())?;
@@ -473,6 +489,7 @@ fn build_driver(run: &RunDir, what: &str, library: &str) -> Result<PathBuf> {
             .arg("-Wl,--no-as-needed")
             .arg(&lib)
             .arg(format!("-Wl,-rpath,{}", libdir.display())),
+        limits,
     )?;
     if !out.success() {
         bail!(

@@ -7,7 +7,6 @@
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -19,25 +18,29 @@ pub const FILE_LIMIT: u64 = 2 << 30;
 /// Bytes kept of stdout and of stderr.
 pub const OUTPUT_CAP: usize = 1 << 20;
 
-static TIMEOUT_S: AtomicU64 = AtomicU64::new(DEFAULT_TIMEOUT_S);
-static AS_LIMIT_MIB: AtomicU64 = AtomicU64::new(DEFAULT_AS_LIMIT_MIB);
-
-/// The address-space limit of every later compiler process (`campaign --build-mem-limit`).
-pub fn set_as_limit_mib(mib: u64) {
-    AS_LIMIT_MIB.store(mib.max(64), Ordering::Relaxed);
+/// The bounds of every compiler and linker call of one campaign (`--build-timeout`,
+/// `--build-mem-limit`), a value handed to each call rather than process state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuildLimits {
+    /// Wall-clock seconds before a call's process group is killed (at least 1).
+    pub timeout_s: u64,
+    /// RLIMIT_AS of each compiler process, MiB (at least 64).
+    pub as_limit_mib: u64,
 }
 
-fn as_limit_mib() -> u64 {
-    AS_LIMIT_MIB.load(Ordering::Relaxed)
+impl BuildLimits {
+    pub fn new(timeout_s: u64, as_limit_mib: u64) -> BuildLimits {
+        BuildLimits {
+            timeout_s: timeout_s.max(1),
+            as_limit_mib: as_limit_mib.max(64),
+        }
+    }
 }
 
-/// The wall-clock limit of every later call (`campaign --build-timeout`).
-pub fn set_timeout(seconds: u64) {
-    TIMEOUT_S.store(seconds.max(1), Ordering::Relaxed);
-}
-
-pub fn timeout_s() -> u64 {
-    TIMEOUT_S.load(Ordering::Relaxed)
+impl Default for BuildLimits {
+    fn default() -> BuildLimits {
+        BuildLimits::new(DEFAULT_TIMEOUT_S, DEFAULT_AS_LIMIT_MIB)
+    }
 }
 
 #[derive(Debug)]
@@ -46,6 +49,8 @@ pub struct Bounded {
     pub status: Option<ExitStatus>,
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
+    /// The bounds it ran under (named when one of them stopped it).
+    pub limits: BuildLimits,
 }
 
 impl Bounded {
@@ -59,14 +64,14 @@ impl Bounded {
         let Some(status) = self.status else {
             return Some(format!(
                 "{program} killed after {} s (build timeout)",
-                timeout_s()
+                self.limits.timeout_s
             ));
         };
         let err = String::from_utf8_lossy(&self.stderr);
         if err.contains("out of memory") || err.contains("memory exhausted") {
             return Some(format!(
                 "{program} ran out of memory (address-space limit of {} MiB per compiler process)",
-                as_limit_mib()
+                self.limits.as_limit_mib
             ));
         }
         if err.contains("File size limit exceeded") {
@@ -143,10 +148,10 @@ fn sweep_orphans(dir: &std::path::Path, timeout_s: u64) {
     }
 }
 
-/// Runs `cmd` within the bounds and collects its (capped) output.
-pub fn output(cmd: &mut Command) -> std::io::Result<Bounded> {
-    let timeout = timeout_s();
-    let as_limit = as_limit_mib();
+/// Runs `cmd` within `limits` and collects its (capped) output.
+pub fn output(cmd: &mut Command, limits: BuildLimits) -> std::io::Result<Bounded> {
+    let timeout = limits.timeout_s;
+    let as_limit = limits.as_limit_mib;
     // The compiler's temporary files (cc*.s, cc*.o) go with this folder, also when the call
     // is killed before it could remove them. The name carries our pid: a folder left by a
     // campaign that was itself killed is swept by the next one.
@@ -201,6 +206,7 @@ pub fn output(cmd: &mut Command) -> std::io::Result<Bounded> {
         status,
         stdout: out.recv_timeout(grace).unwrap_or_default(),
         stderr: err.recv_timeout(grace).unwrap_or_default(),
+        limits,
     })
 }
 
@@ -228,6 +234,7 @@ pub fn output_in_jail(
     cmd: &Command,
     read_only: &[std::path::PathBuf],
     output: &std::path::Path,
+    limits: BuildLimits,
 ) -> std::io::Result<(Bounded, crate::dataset::schema::Containment)> {
     use crate::sandbox::tool::{ToolBounds, ToolError, ToolJob, run_tool};
     use std::os::unix::process::ExitStatusExt;
@@ -262,7 +269,7 @@ pub fn output_in_jail(
     {
         read_only.push(prefix.to_path_buf());
     }
-    let timeout = timeout_s();
+    let timeout = limits.timeout_s;
     let job = ToolJob {
         label: program_label(&program),
         program,
@@ -272,14 +279,14 @@ pub fn output_in_jail(
         bounds: ToolBounds {
             wall_s: timeout as f64,
             cpu_s: timeout + 5,
-            address_space_mib: as_limit_mib(),
+            address_space_mib: limits.as_limit_mib,
             nproc: 64,
             file_size_mib: FILE_LIMIT >> 20,
             output_cap: OUTPUT_CAP,
             // One object, library or preprocessed text, and the compiler's temporaries.
             scratch_bytes: 1 << 30,
             scratch_inodes: 10_000,
-            memory_mib: 2 * as_limit_mib() + 1024,
+            memory_mib: 2 * limits.as_limit_mib + 1024,
         },
         scratch_in: output.parent().map(std::path::Path::to_path_buf),
         ..ToolJob::default()
@@ -292,6 +299,7 @@ pub fn output_in_jail(
                     status: Some(ExitStatus::from_raw(1 << 8)),
                     stdout: Vec::new(),
                     stderr: format!("{why}\n").into_bytes(),
+                    limits,
                 },
                 crate::dataset::schema::Containment::default(),
             ));
@@ -315,6 +323,7 @@ pub fn output_in_jail(
             status,
             stdout: o.stdout.into_bytes(),
             stderr: o.stderr.into_bytes(),
+            limits,
         },
         o.layers,
     ))
@@ -341,6 +350,30 @@ mod tests {
             .unwrap()
             .set_modified(when)
             .unwrap();
+    }
+
+    #[test]
+    fn a_bound_hit_names_the_limits_the_call_ran_under() {
+        use std::os::unix::process::ExitStatusExt;
+        let limits = BuildLimits::new(0, 1);
+        assert_eq!(limits, BuildLimits::new(1, 64), "clamped to 1 s and 64 MiB");
+        let timed_out = Bounded {
+            status: None,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            limits: BuildLimits::new(7, 512),
+        };
+        assert_eq!(
+            timed_out.bound_hit("cc").as_deref(),
+            Some("cc killed after 7 s (build timeout)")
+        );
+        let oom = Bounded {
+            status: Some(ExitStatus::from_raw(1 << 8)),
+            stdout: Vec::new(),
+            stderr: b"cc1: out of memory allocating 4096 bytes".to_vec(),
+            limits: BuildLimits::new(7, 512),
+        };
+        assert!(oom.bound_hit("cc").unwrap().contains("of 512 MiB"));
     }
 
     #[test]

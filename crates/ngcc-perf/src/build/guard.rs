@@ -8,22 +8,28 @@
 
 use crate::candidate::Candidate;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
-static ROOTS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// The folders besides each candidate's own that manifest paths may point into (the
+/// `--candidates` folders and every `--allow-source-root`), canonical. Built once from the
+/// campaign's settings and handed to the build, not kept in process state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceRoots(Vec<PathBuf>);
 
-/// The folders (besides each candidate's own) manifest paths may point into.
-pub fn set_roots(roots: &[PathBuf]) {
-    let canon: Vec<PathBuf> = roots
-        .iter()
-        .filter_map(|r| std::fs::canonicalize(r).ok())
-        .collect();
-    *ROOTS.lock().unwrap_or_else(|e| e.into_inner()) = canon;
+impl SourceRoots {
+    /// `roots` as they resolve now; a folder that does not exist allows nothing.
+    pub fn new(roots: &[PathBuf]) -> SourceRoots {
+        SourceRoots(
+            roots
+                .iter()
+                .filter_map(|r| std::fs::canonicalize(r).ok())
+                .collect(),
+        )
+    }
 }
 
 /// The folders a candidate's build may read: its own, the allowed source roots, PQClean.
-pub fn allowed_roots(cand: &Candidate) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = ROOTS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+pub fn allowed_roots(cand: &Candidate, roots: &SourceRoots) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = roots.0.clone();
     v.extend(std::fs::canonicalize(&cand.root));
     if cand.uses_pqclean()
         && let Ok(pq) = crate::samples::pqclean_dir()
@@ -34,10 +40,18 @@ pub fn allowed_roots(cand: &Candidate) -> Vec<PathBuf> {
 }
 
 /// `Err` unless `path` (which must exist) resolves inside an allowed root.
-pub fn check_path(cand: &Candidate, what: &str, path: &Path) -> Result<(), String> {
+pub fn check_path(
+    cand: &Candidate,
+    roots: &SourceRoots,
+    what: &str,
+    path: &Path,
+) -> Result<(), String> {
     let canon =
         std::fs::canonicalize(path).map_err(|e| format!("{what} {}: {e}", path.display()))?;
-    if allowed_roots(cand).iter().any(|r| canon.starts_with(r)) {
+    if allowed_roots(cand, roots)
+        .iter()
+        .any(|r| canon.starts_with(r))
+    {
         return Ok(());
     }
     Err(format!(
@@ -138,7 +152,12 @@ fn compiler_flag(f: &str, next: Option<&str>) -> Option<&'static str> {
 }
 
 /// Checks an instance's extra compiler flags and libraries; the error names the flag.
-pub fn check_flags(cand: &Candidate, cflags: &[String], ldlibs: &[String]) -> Result<(), String> {
+pub fn check_flags(
+    cand: &Candidate,
+    roots: &SourceRoots,
+    cflags: &[String],
+    ldlibs: &[String],
+) -> Result<(), String> {
     for (i, f) in cflags.iter().enumerate() {
         let next = cflags.get(i + 1).map(String::as_str);
         if let Some(why) = compiler_flag(f, next) {
@@ -150,7 +169,7 @@ pub fn check_flags(cand: &Candidate, cflags: &[String], ldlibs: &[String]) -> Re
         let why = if let Some(name) = f.strip_prefix("-l") {
             (name.is_empty() || name.contains('/')).then_some("names a library by path")
         } else if let Some(dir) = f.strip_prefix("-L") {
-            if let Err(e) = check_path(cand, "library folder", Path::new(dir)) {
+            if let Err(e) = check_path(cand, roots, "library folder", Path::new(dir)) {
                 return Err(format!("refused ldlibs `{f}`: {e}"));
             }
             None
@@ -190,7 +209,7 @@ mod tests {
 
     fn flags(v: &[&str]) -> Result<(), String> {
         let v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
-        check_flags(&cand(), &v, &[])
+        check_flags(&cand(), &SourceRoots::default(), &v, &[])
     }
 
     #[test]
@@ -234,7 +253,7 @@ mod tests {
         }
         let libs = |v: &[&str]| {
             let v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
-            check_flags(&cand(), &[], &v)
+            check_flags(&cand(), &SourceRoots::default(), &[], &v)
         };
         assert_eq!(
             libs(&["-lgmp", "-lm", "-pthread", "-Wl,--as-needed"]),

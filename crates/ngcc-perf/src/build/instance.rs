@@ -1,5 +1,7 @@
 //! Building one instance into `lib<label>.so`: generated shim, compile, link, fingerprint.
 
+use super::BuildOptions;
+use super::bounded::BuildLimits;
 use super::flags::{self, FlagSet};
 use super::objcache;
 use super::sources::{self, SourceSet};
@@ -58,12 +60,20 @@ pub struct Plan {
     /// allowed source roots, the instance's work folder (our generated files, its objects)
     /// and every include folder and source.
     pub roots: Vec<PathBuf>,
+    /// The bounds of every compiler and linker call of this build.
+    pub limits: BuildLimits,
 }
 
-pub fn plan(cand: &Candidate, inst: &Instance, flag_set: FlagSet, paths: &Paths) -> Result<Plan> {
-    super::guard::check_flags(cand, &inst.cflags, &inst.ldlibs)
+pub fn plan(
+    cand: &Candidate,
+    inst: &Instance,
+    flag_set: FlagSet,
+    paths: &Paths,
+    options: &BuildOptions,
+) -> Result<Plan> {
+    super::guard::check_flags(cand, &options.roots, &inst.cflags, &inst.ldlibs)
         .map_err(|e| anyhow::anyhow!("instance {}: {e}", inst.label))?;
-    let set: SourceSet = sources::resolve(cand, inst)?;
+    let set: SourceSet = sources::resolve(cand, inst, &options.roots)?;
     let shim_dir = paths.work.join("shim");
     let mut generated = vec![
         ("ngcc_shim.c".to_string(), crate::csrc::SHIM_C.to_string()),
@@ -84,7 +94,7 @@ pub fn plan(cand: &Candidate, inst: &Instance, flag_set: FlagSet, paths: &Paths)
             let iccs_dir = paths.work.join("iccs");
             let official = cand.iccs_helpers_dir()?;
             if let Some(dir) = official.as_ref().filter(|d| d.exists()) {
-                super::guard::check_path(cand, "iccs_helpers folder", dir)
+                super::guard::check_path(cand, &options.roots, "iccs_helpers folder", dir)
                     .map_err(|e| anyhow::anyhow!("instance {}: {e}", inst.label))?;
             }
             let mut wanted = vec!["drng.c"];
@@ -167,7 +177,7 @@ pub fn plan(cand: &Candidate, inst: &Instance, flag_set: FlagSet, paths: &Paths)
         &generated,
         &inst.ldlibs,
     )?;
-    let mut roots = super::guard::allowed_roots(cand);
+    let mut roots = super::guard::allowed_roots(cand, &options.roots);
     roots.push(paths.work.clone());
     roots.extend(includes.iter().cloned());
     roots.extend(
@@ -186,6 +196,7 @@ pub fn plan(cand: &Candidate, inst: &Instance, flag_set: FlagSet, paths: &Paths)
         ldlibs: inst.ldlibs.clone(),
         cache_key,
         helpers,
+        limits: options.limits,
     })
 }
 
@@ -357,13 +368,14 @@ pub struct Built {
 /// them ran under so far.
 struct Jail<'a> {
     roots: &'a [PathBuf],
+    limits: BuildLimits,
     layers: std::cell::RefCell<Option<Containment>>,
 }
 
 impl Jail<'_> {
     /// Runs `cmd` in the jail, producing `output`.
     fn run(&self, cmd: &Command, output: &Path) -> std::io::Result<super::bounded::Bounded> {
-        let (out, layers) = super::bounded::output_in_jail(cmd, self.roots, output)?;
+        let (out, layers) = super::bounded::output_in_jail(cmd, self.roots, output, self.limits)?;
         let mut all = self.layers.borrow_mut();
         match all.as_mut() {
             Some(c) => {
@@ -402,6 +414,7 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
     let cache = objcache::open().filter(|_| objcache::cacheable(&plan.cflags));
     let jail = Jail {
         roots: &plan.roots,
+        limits: plan.limits,
         layers: std::cell::RefCell::new(None),
     };
     let mut objects = Vec::new();

@@ -22,6 +22,17 @@ use flags::FlagSet;
 use instance::Paths;
 use std::path::Path;
 
+pub use bounded::BuildLimits;
+pub use guard::SourceRoots;
+
+/// What the build takes from a campaign's settings: where manifest paths may point, and the
+/// bounds of each compiler call. A value built once per phase and handed down.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    pub roots: SourceRoots,
+    pub limits: BuildLimits,
+}
+
 /// Builds one instance with `flag_set` unless the same inputs already produced the library
 /// on disk. Returns the new entry (the previous one when cached) and whether work was done.
 pub fn build_instance(
@@ -30,6 +41,7 @@ pub fn build_instance(
     inst: &Instance,
     flag_set: FlagSet,
     previous: Option<&BuildEntry>,
+    options: &BuildOptions,
 ) -> Result<(BuildEntry, bool)> {
     let paths = Paths::new(&run.root, &cand.id, &inst.label);
     let mut entry = BuildEntry {
@@ -48,7 +60,7 @@ pub fn build_instance(
         representative: inst.representative,
         ..BuildEntry::default()
     };
-    let plan = match instance::plan(cand, inst, flag_set, &paths) {
+    let plan = match instance::plan(cand, inst, flag_set, &paths, options) {
         Ok(p) => p,
         Err(e) => {
             entry.build_status = Some(BuildStatus::Failed);

@@ -1,6 +1,7 @@
 //! Which files make an instance: source globs minus the reference exclusion rule
 //! (`candidate::exclude`), includes, and the path guard (`guard`).
 
+use super::guard::SourceRoots;
 use crate::candidate::exclude::excluded_path;
 use crate::candidate::{Candidate, Instance};
 use anyhow::{Context, Result, bail};
@@ -18,9 +19,9 @@ pub struct SourceSet {
 /// wrong — a folder or file that is not there, a path outside the roots, no C file, a pattern
 /// matching nothing, a file resolving outside the folder — fails that instance's build only
 /// (BUILDFAIL); the campaign goes on.
-pub fn resolve(cand: &Candidate, inst: &Instance) -> Result<SourceSet> {
+pub fn resolve(cand: &Candidate, inst: &Instance, roots: &SourceRoots) -> Result<SourceSet> {
     let inside = |what: &str, p: &Path| {
-        super::guard::check_path(cand, what, p)
+        super::guard::check_path(cand, roots, what, p)
             .map_err(|e| anyhow::anyhow!("instance {}: {e}", inst.label))
     };
     let dir = cand.instance_dir(inst)?;

@@ -36,3 +36,96 @@ pub fn profile(p: &Profile, entry: &BuildEntry) -> Option<String> {
 fn library(was: Option<&String>, entry: &BuildEntry) -> Option<String> {
     (was != entry.library_sha256.as_ref()).then(|| "the library changed".to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::schema::{KatStatus, ProfileExtra};
+
+    fn entry() -> BuildEntry {
+        BuildEntry {
+            kat: KatStatus::Pass,
+            kat_log_sha256: Some("k1".into()),
+            library_sha256: Some("l1".into()),
+            ..BuildEntry::default()
+        }
+    }
+
+    fn plan() -> Plan {
+        Plan {
+            iterations_per_trial: 336,
+            warmups: 3,
+            trials: 5,
+            separate_processes: true,
+            estimated_s: 1.7,
+            timeout_per_process_s: 301.0,
+        }
+    }
+
+    fn rec() -> Record {
+        Record {
+            library_sha256: Some("l1".into()),
+            kat: KatStatus::Pass,
+            kat_log_sha256: Some("k1".into()),
+            plan: plan(),
+            ..Record::default()
+        }
+    }
+
+    #[test]
+    fn a_record_stands_while_library_verdict_and_plan_are_todays() {
+        assert_eq!(record(&rec(), &entry(), &plan()), None);
+        let mut r = rec();
+        r.library_sha256 = Some("l0".into());
+        assert_eq!(
+            record(&r, &entry(), &plan()).as_deref(),
+            Some("the library changed")
+        );
+        let mut e = entry();
+        e.kat_log_sha256 = Some("k2".into());
+        assert_eq!(
+            record(&rec(), &e, &plan()).as_deref(),
+            Some("the KAT verdict changed")
+        );
+        e = entry();
+        e.kat = KatStatus::Mismatch;
+        assert_eq!(
+            record(&rec(), &e, &plan()).as_deref(),
+            Some("the KAT verdict changed")
+        );
+        let mut p = plan();
+        p.estimated_s = 1.8;
+        assert_eq!(
+            record(&rec(), &entry(), &p).as_deref(),
+            Some("the calibration or the planning settings changed")
+        );
+    }
+
+    #[test]
+    fn calibrations_and_profiles_stand_while_their_library_is_todays() {
+        let mut cal = Calibration {
+            library_sha256: "l1".into(),
+            ..Calibration::default()
+        };
+        assert_eq!(calibration(&cal, &entry()), None);
+        cal.library_sha256 = "l0".into();
+        assert_eq!(
+            calibration(&cal, &entry()).as_deref(),
+            Some("the library changed")
+        );
+        let mut p = Profile {
+            ngcc: Some(ProfileExtra {
+                timed_library_sha256: Some("l1".into()),
+                ..ProfileExtra::default()
+            }),
+            ..Profile::default()
+        };
+        assert_eq!(profile(&p, &entry()), None);
+        // A profile that does not say which library it was relinked from never stands.
+        p.ngcc = None;
+        assert_eq!(
+            profile(&p, &entry()).as_deref(),
+            Some("the library changed")
+        );
+    }
+}

@@ -35,12 +35,6 @@ pub fn execute(settings: &Settings) -> Result<ExitCode> {
     }
     crate::candidate::discover::check_unique(&cands)?;
     let selected = select::select(&cands, settings.only.as_deref())?;
-    // Manifest paths must stay inside these roots; compiler calls are bounded.
-    let mut roots = settings.candidates.clone();
-    roots.extend(settings.allow_source_roots.iter().cloned());
-    crate::build::guard::set_roots(&roots);
-    crate::build::bounded::set_timeout(settings.build_timeout_s);
-    crate::build::bounded::set_as_limit_mib(settings.build_mem_limit_mib);
     let run = rundir::RunDir::open(&settings.run)?;
     if let Some(from) = &settings.build_from {
         seed::seed(&run, from, settings.shard)?;

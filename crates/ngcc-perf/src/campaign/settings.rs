@@ -6,6 +6,7 @@ use super::seed;
 use super::shard::{self, ShardArg};
 use crate::build::bounded::DEFAULT_AS_LIMIT_MIB;
 use crate::build::bounded::DEFAULT_TIMEOUT_S as DEFAULT_BUILD_TIMEOUT_S;
+use crate::build::{BuildLimits, BuildOptions, SourceRoots};
 use crate::dataset::schema::Planning;
 use crate::kat::run::KatOptions;
 use crate::sandbox::DEFAULT_MEM_LIMIT_MIB;
@@ -326,6 +327,17 @@ impl Settings {
     /// The planning rule this campaign plans with (fixed per run).
     pub fn planning(&self) -> Planning {
         crate::measure::plan::default_planning(self.trial_target_s, self.op_budget_s)
+    }
+
+    /// What the build needs: manifest paths may point into the candidate folders and every
+    /// `--allow-source-root` (as they resolve now); compiler and linker calls are bounded.
+    pub fn build_options(&self) -> BuildOptions {
+        let mut roots = self.candidates.clone();
+        roots.extend(self.allow_source_roots.iter().cloned());
+        BuildOptions {
+            roots: SourceRoots::new(&roots),
+            limits: BuildLimits::new(self.build_timeout_s, self.build_mem_limit_mib),
+        }
     }
 
     /// How a KAT child runs (`quick` as given: the kat phase; the profile check forces it).

@@ -47,7 +47,8 @@ fn build_and_run(work: &Path, name: &str, include: &Path, sources: &[PathBuf]) -
         .args(sources)
         .arg("-o")
         .arg(&bin);
-    let out = crate::build::bounded::output(&mut cmd).context("running the C compiler")?;
+    let out = crate::build::bounded::output(&mut cmd, crate::build::BuildLimits::default())
+        .context("running the C compiler")?;
     if !out.success() {
         bail!(
             "compiling the {name} helpers failed: {}",

@@ -7,6 +7,7 @@
 use super::relink::{self, RelinkError, fail};
 use crate::build::flags::FlagSet;
 use crate::build::instance::{self, Paths};
+use crate::build::{BuildLimits, BuildOptions};
 use crate::candidate::{Candidate, Instance};
 use crate::dataset::memory::{CodeOrigin, ObjectSize, Sections, StaticSize};
 use crate::dataset::schema::{BuildEntry, HelperOrigin};
@@ -58,18 +59,26 @@ pub fn relink(
     cand: &Candidate,
     inst: &Instance,
     entry: &BuildEntry,
+    options: &BuildOptions,
 ) -> Result<HeapRelinked, RelinkError> {
     let (work, library) = paths(run, &cand.id, &inst.label);
     std::fs::create_dir_all(&work).map_err(|e| relink::io("creating the work folder", e))?;
     let mut log = String::new();
     let result = (|| -> Result<HeapRelinked, RelinkError> {
-        let (objects, ldlibs) = relink::prove(run, cand, inst, entry, &work, &mut log)?;
-        let static_size = static_size(run, cand, inst, entry, &objects)?;
-        let objects = helpers_apart(&work.join("helpers"), &objects, &static_size, &mut log)?;
+        let (objects, ldlibs) = relink::prove(run, cand, inst, entry, options, &work, &mut log)?;
+        let static_size = static_size(run, cand, inst, entry, options, &objects)?;
+        let objects = helpers_apart(
+            &work.join("helpers"),
+            &objects,
+            &static_size,
+            &mut log,
+            options.limits,
+        )?;
         let obj = relink::compile_wrapper(
             &work.join("heap"),
             &[("ngcc_heap.c", crate::csrc::HEAP_C)],
             &mut log,
+            options.limits,
         )?;
         let wraps: Vec<String> = HEAP_WRAPS.iter().map(|s| s.to_string()).collect();
         let sha256 = relink::link_wrapped(
@@ -81,6 +90,7 @@ pub fn relink(
             &wraps,
             HEAP_EXPORTS,
             &mut log,
+            options.limits,
         )?;
         Ok(HeapRelinked {
             library: library.clone(),
@@ -115,6 +125,7 @@ fn helpers_apart(
     objects: &[PathBuf],
     size: &StaticSize,
     log: &mut String,
+    limits: BuildLimits,
 ) -> Result<Vec<PathBuf>, RelinkError> {
     let mut out = Vec::new();
     for (i, (obj, o)) in objects.iter().zip(&size.objects).enumerate() {
@@ -129,7 +140,7 @@ fn helpers_apart(
             cmd.arg(format!("--redefine-sym={f}=ngcc_heap_h_{f}"));
         }
         cmd.arg(obj).arg(&copy);
-        relink::run_logged(&mut cmd, log)?;
+        relink::run_logged(&mut cmd, log, limits)?;
         out.push(copy);
     }
     Ok(out)
@@ -141,12 +152,13 @@ fn static_size(
     cand: &Candidate,
     inst: &Instance,
     entry: &BuildEntry,
+    options: &BuildOptions,
     objects: &[PathBuf],
 ) -> Result<StaticSize, RelinkError> {
     let flag_set = FlagSet::from_name(&entry.flags)
         .ok_or_else(|| fail(format!("flag set {:?} is not relinkable", entry.flags)))?;
     let paths = Paths::new(run, &cand.id, &inst.label);
-    let plan = instance::plan(cand, inst, flag_set, &paths)
+    let plan = instance::plan(cand, inst, flag_set, &paths, options)
         .map_err(|e| fail(format!("cannot plan the build again: {e:#}")))?;
     let mut out = Vec::new();
     for (src, obj) in plan.sources.iter().zip(objects) {

@@ -10,6 +10,7 @@
 use super::symbols::{self, WrapPlan};
 use crate::build::flags::{FlagSet, LINK};
 use crate::build::instance::{self, Paths};
+use crate::build::{BuildLimits, BuildOptions};
 use crate::candidate::{Candidate, Instance};
 use crate::dataset::schema::BuildEntry;
 use crate::util::{atomic_write, sha256_file, tail};
@@ -76,11 +77,12 @@ pub fn build_objects(
     cand: &Candidate,
     inst: &Instance,
     entry: &BuildEntry,
+    options: &BuildOptions,
 ) -> Result<(Vec<PathBuf>, Vec<String>), RelinkError> {
     let flag_set = FlagSet::from_name(&entry.flags)
         .ok_or_else(|| fail(format!("flag set {:?} is not relinkable", entry.flags)))?;
     let paths = Paths::new(run, &cand.id, &inst.label);
-    let plan = instance::plan(cand, inst, flag_set, &paths)
+    let plan = instance::plan(cand, inst, flag_set, &paths, options)
         .map_err(|e| fail(format!("cannot plan the build again: {e:#}")))?;
     if entry.cache_key.as_deref() != Some(plan.cache_key.as_str()) {
         return Err(fail(
@@ -101,12 +103,16 @@ pub fn build_objects(
 }
 
 /// Runs one tool, logging the command and its output; Err carries the stderr.
-pub(crate) fn run_logged(cmd: &mut Command, log: &mut String) -> Result<(), RelinkError> {
+pub(crate) fn run_logged(
+    cmd: &mut Command,
+    log: &mut String,
+    limits: BuildLimits,
+) -> Result<(), RelinkError> {
     let line: Vec<String> = std::iter::once(cmd.get_program().to_string_lossy().to_string())
         .chain(cmd.get_args().map(|a| a.to_string_lossy().to_string()))
         .collect();
     let _ = writeln!(log, "$ {}", line.join(" "));
-    let out = crate::build::bounded::output(cmd)
+    let out = crate::build::bounded::output(cmd, limits)
         .map_err(|e| fail(format!("running {}: {e}", line[0])))?;
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     log.push_str(&String::from_utf8_lossy(&out.stdout));
@@ -153,11 +159,12 @@ pub fn relink(
     cand: &Candidate,
     inst: &Instance,
     entry: &BuildEntry,
+    options: &BuildOptions,
 ) -> Result<Relinked, RelinkError> {
     let pp = ProfPaths::new(run, &cand.id, &inst.label);
     std::fs::create_dir_all(&pp.work).map_err(|e| io("creating the work folder", e))?;
     let mut log = String::new();
-    let result = relink_logged(run, cand, inst, entry, &pp, &mut log);
+    let result = relink_logged(run, cand, inst, entry, options, &pp, &mut log);
     if let Err(e) = &result {
         let _ = writeln!(log, "relink failed: {}", e.reason);
     }
@@ -170,10 +177,11 @@ fn relink_logged(
     cand: &Candidate,
     inst: &Instance,
     entry: &BuildEntry,
+    options: &BuildOptions,
     pp: &ProfPaths,
     log: &mut String,
 ) -> Result<Relinked, RelinkError> {
-    let (objects, ldlibs) = prove(run, cand, inst, entry, &pp.work, log)?;
+    let (objects, ldlibs) = prove(run, cand, inst, entry, options, &pp.work, log)?;
 
     // 2. Which helpers to wrap.
     let syms = symbols::scan_objects(&objects).map_err(fail)?;
@@ -194,6 +202,7 @@ fn relink_logged(
             ("ngcc_prof.c", crate::csrc::PROF_C),
         ],
         log,
+        options.limits,
     )?;
 
     // 4. The profiling library: the same link plus the wrappers.
@@ -206,6 +215,7 @@ fn relink_logged(
         &plan.symbols(),
         PROF_EXPORTS,
         log,
+        options.limits,
     )?;
     Ok(Relinked {
         library: pp.library.clone(),
@@ -221,6 +231,7 @@ pub fn prove(
     cand: &Candidate,
     inst: &Instance,
     entry: &BuildEntry,
+    options: &BuildOptions,
     work: &Path,
     log: &mut String,
 ) -> Result<(Vec<PathBuf>, Vec<String>), RelinkError> {
@@ -228,11 +239,15 @@ pub fn prove(
         .library_sha256
         .clone()
         .ok_or_else(|| fail("build.json has no library_sha256 for the timed library"))?;
-    let (objects, ldlibs) = build_objects(run, cand, inst, entry)?;
+    let (objects, ldlibs) = build_objects(run, cand, inst, entry, options)?;
     let build_map = work.join("exports-build.map");
     atomic_write(&build_map, BUILD_EXPORTS.as_bytes()).map_err(|e| io("writing a map", e))?;
     let proof = work.join("reproduced.so");
-    run_logged(&mut link_cmd(&build_map, &proof, &objects, &ldlibs), log)?;
+    run_logged(
+        &mut link_cmd(&build_map, &proof, &objects, &ldlibs),
+        log,
+        options.limits,
+    )?;
     let proof_sha = sha256_file(&proof).map_err(|e| io("hashing the proof link", e))?;
     let _ = std::fs::remove_file(&proof);
     if proof_sha != timed_sha {
@@ -251,6 +266,7 @@ pub fn compile_wrapper(
     dir: &Path,
     files: &[(&str, &str)],
     log: &mut String,
+    limits: BuildLimits,
 ) -> Result<PathBuf, RelinkError> {
     for (name, text) in files {
         atomic_write(&dir.join(name), text.as_bytes())
@@ -265,7 +281,7 @@ pub fn compile_wrapper(
         .arg(&src)
         .arg("-o")
         .arg(&obj);
-    run_logged(&mut cc, log)?;
+    run_logged(&mut cc, log, limits)?;
     Ok(obj)
 }
 
@@ -281,6 +297,7 @@ pub fn link_wrapped(
     wraps: &[String],
     exports: &str,
     log: &mut String,
+    limits: BuildLimits,
 ) -> Result<String, RelinkError> {
     let map = work.join("exports-wrapped.map");
     atomic_write(&map, exports.as_bytes()).map_err(|e| io("writing a map", e))?;
@@ -291,7 +308,7 @@ pub fn link_wrapped(
     for s in wraps {
         cmd.arg(format!("-Wl,--wrap={s}"));
     }
-    if let Err(e) = run_logged(&mut cmd, log) {
+    if let Err(e) = run_logged(&mut cmd, log, limits) {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
     }

@@ -204,11 +204,12 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         .collect();
 
     let state = BuildState::load(run)?;
+    let build = settings.build_options();
     let auxfunc_sha = sha256_file(&cand.root.join("src").join("auxfunc.c"))?;
     let mut passed = 0;
     let mut built = 0;
     for (s, helper) in sel.iter().zip(&helpers) {
-        let (mut entry, _) = build_with_fallback(run, &state, &s.cand, &s.inst)?;
+        let (mut entry, _) = build_with_fallback(run, &state, &s.cand, &s.inst, &build)?;
         entry.variant = VARIANT.into();
         if entry.is_built() {
             built += 1;

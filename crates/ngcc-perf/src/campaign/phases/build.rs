@@ -2,9 +2,9 @@
 //! the harness defaults (reference §1.6); cached by content.
 
 use super::pool;
-use crate::build::build_instance;
 use crate::build::flags::FlagSet;
 use crate::build::instance::{self, Paths};
+use crate::build::{BuildOptions, build_instance};
 use crate::campaign::{Selected, Settings};
 use crate::candidate::{Candidate, Instance};
 use crate::dataset::schema::{BuildEntry, KatStatus};
@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<()> {
     let state = BuildState::load(run)?;
+    let options = settings.build_options();
     let progress = Progress::new("build", selected.len() as u64);
     let started = Instant::now();
     let results: Vec<Result<bool>> = pool(settings)?.install(|| {
@@ -25,7 +26,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
                 progress.working_on(&s.key());
                 let t = Instant::now();
                 let had = state.get(&s.key()).is_some_and(|e| e.is_built());
-                let (entry, worked) = build_with_fallback(run, &state, &s.cand, &s.inst)?;
+                let (entry, worked) = build_with_fallback(run, &state, &s.cand, &s.inst, &options)?;
                 state.put(&entry)?;
                 progress.done(&build_line(s, &entry, worked && had, worked, t.elapsed()));
                 Ok(worked)
@@ -76,6 +77,7 @@ pub fn build_with_fallback(
     state: &BuildState,
     cand: &Candidate,
     inst: &Instance,
+    options: &BuildOptions,
 ) -> Result<(BuildEntry, bool)> {
     let key = format!("{}/{}", cand.id, inst.label);
     let previous = state.get(&key);
@@ -85,11 +87,11 @@ pub fn build_with_fallback(
             .map(|s| (p, s))
     }) {
         let paths = Paths::new(&run.root, &cand.id, &inst.label);
-        let guide_key = instance::plan(cand, inst, FlagSet::Guide, &paths)
+        let guide_key = instance::plan(cand, inst, FlagSet::Guide, &paths, options)
             .ok()
             .map(|p| p.cache_key);
         if guide_key.is_some() && prev.guide_cache_key == guide_key {
-            let (entry, worked) = build_instance(run, cand, inst, set, Some(prev))?;
+            let (entry, worked) = build_instance(run, cand, inst, set, Some(prev), options)?;
             let entry = if worked {
                 keep_guide(entry, prev)
             } else {
@@ -98,11 +100,12 @@ pub fn build_with_fallback(
             return Ok((entry, worked));
         }
     }
-    let (entry, worked) = build_instance(run, cand, inst, FlagSet::Guide, previous.as_ref())?;
+    let (entry, worked) =
+        build_instance(run, cand, inst, FlagSet::Guide, previous.as_ref(), options)?;
     if entry.is_built() {
         return Ok((entry, worked));
     }
-    fallback(run, cand, inst, &entry, KatStatus::BuildFail)
+    fallback(run, cand, inst, &entry, KatStatus::BuildFail, options)
 }
 
 /// Rebuilds with the harness defaults after the guide attempt ended in `guide_result`.
@@ -112,11 +115,12 @@ pub fn fallback(
     inst: &Instance,
     guide: &BuildEntry,
     guide_result: KatStatus,
+    options: &BuildOptions,
 ) -> Result<(BuildEntry, bool)> {
     // Keep the guide attempt's log: it says why the guide flags were not used.
     let paths = Paths::new(&run.root, &cand.id, &inst.label);
     let kept = std::fs::rename(&paths.log, &paths.guide_log).is_ok() || paths.guide_log.is_file();
-    let (mut entry, _) = build_instance(run, cand, inst, FlagSet::HarnessDefault, None)?;
+    let (mut entry, _) = build_instance(run, cand, inst, FlagSet::HarnessDefault, None, options)?;
     // Undefined symbols at the harness defaults: C99 plain `inline` without an external
     // definition is the usual cause; one more try with gnu89 inline semantics (labelled).
     if !entry.is_built()
@@ -125,7 +129,14 @@ pub fn fallback(
             .as_deref()
             .is_some_and(|e| e.starts_with(instance::UNDEFINED_SYMBOLS))
     {
-        let (third, _) = build_instance(run, cand, inst, FlagSet::HarnessDefaultGnu89Inline, None)?;
+        let (third, _) = build_instance(
+            run,
+            cand,
+            inst,
+            FlagSet::HarnessDefaultGnu89Inline,
+            None,
+            options,
+        )?;
         if third.is_built() {
             entry = third;
         }

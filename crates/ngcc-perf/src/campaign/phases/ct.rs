@@ -12,6 +12,7 @@
 //! share, half for each job (the taint job is killed at its share, dudect stops measuring
 //! at half of its own). `ct/<cand>/<label>__<op>.json` holds the result.
 
+use crate::build::BuildOptions;
 use crate::build::flags::FlagSet;
 use crate::build::instance::{self, Paths};
 use crate::campaign::{Selected, Settings};
@@ -65,9 +66,10 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     }
     let progress = Progress::new("ct", work.iter().map(|w| w.2.len() as u64).sum());
     let tool = valgrind_version();
+    let options = settings.build_options();
     for (s, e, ops) in &work {
         progress.working_on(&format!("{} -g build", s.key()));
-        let lib = match debug_build(run, s, e) {
+        let lib = match debug_build(run, s, e, &options) {
             Ok(l) => l,
             Err(err) => {
                 for o in ops {
@@ -168,7 +170,12 @@ struct DebugLib {
 
 /// Builds the instance again with its timed flag set plus `-g` (cached by the build's
 /// content key: an existing library with the same key is reused).
-fn debug_build(run: &RunDir, s: &Selected, e: &BuildEntry) -> Result<DebugLib, String> {
+fn debug_build(
+    run: &RunDir,
+    s: &Selected,
+    e: &BuildEntry,
+    options: &BuildOptions,
+) -> Result<DebugLib, String> {
     let flag_set = FlagSet::from_name(&e.flags)
         .ok_or_else(|| format!("flag set {} is not one we build", e.flags))?;
     let work = run.ct_build_dir(&s.cand.id, &s.inst.label);
@@ -178,8 +185,8 @@ fn debug_build(run: &RunDir, s: &Selected, e: &BuildEntry) -> Result<DebugLib, S
         log: work.join("build.log"),
         guide_log: work.join("guide.log"),
     };
-    let mut plan =
-        instance::plan(&s.cand, &s.inst, flag_set, &paths).map_err(|x| format!("{x:#}"))?;
+    let mut plan = instance::plan(&s.cand, &s.inst, flag_set, &paths, options)
+        .map_err(|x| format!("{x:#}"))?;
     plan.cflags.push("-g".into());
     let key_file = work.join("cache_key");
     let key = format!("{}-g", plan.cache_key);

@@ -3,8 +3,8 @@
 
 use super::build::fallback;
 use super::pool;
-use crate::build::build_instance;
 use crate::build::flags::FlagSet;
+use crate::build::{BuildOptions, build_instance};
 use crate::campaign::{Selected, Settings};
 use crate::candidate::Api;
 use crate::dataset::schema::{BuildEntry, KatStatus};
@@ -19,6 +19,7 @@ use std::time::Instant;
 pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<()> {
     let state = BuildState::load(run)?;
     let opts = settings.kat_options();
+    let build = settings.build_options();
     // (instance, why its KAT runs: None for a first KAT).
     let mut todo: Vec<(&Selected, Option<String>)> = Vec::new();
     for s in selected {
@@ -50,7 +51,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
             .map(|(s, stale)| {
                 progress.working_on(&s.key());
                 let t = Instant::now();
-                let entry = kat_with_fallback(run, &state, s, &opts, stale.is_some())?;
+                let entry = kat_with_fallback(run, &state, s, &opts, &build, stale.is_some())?;
                 let detail = entry
                     .kat_detail
                     .as_deref()
@@ -97,6 +98,7 @@ fn kat_with_fallback(
     state: &BuildState,
     s: &Selected,
     opts: &KatOptions,
+    build: &BuildOptions,
     stale: bool,
 ) -> Result<BuildEntry> {
     let mut entry = state.get(&s.key()).expect("selected entries exist");
@@ -106,7 +108,7 @@ fn kat_with_fallback(
             .as_ref()
             .is_some_and(|g| !matches!(g, KatStatus::BuildFail | KatStatus::Timeout));
     if stale && guide_kat_failed {
-        let (guide, _) = build_instance(run, &s.cand, &s.inst, FlagSet::Guide, None)?;
+        let (guide, _) = build_instance(run, &s.cand, &s.inst, FlagSet::Guide, None, build)?;
         if guide.is_built() {
             entry = guide;
         }
@@ -120,7 +122,7 @@ fn kat_with_fallback(
     {
         return Ok(entry);
     }
-    let (mut fb, _) = fallback(run, &s.cand, &s.inst, &entry, entry.kat.clone())?;
+    let (mut fb, _) = fallback(run, &s.cand, &s.inst, &entry, entry.kat.clone(), build)?;
     if fb.is_built() {
         let verdict = run_kat(run, &s.cand, &s.inst, &fb, opts)?;
         record_verdict(run, s, opts, &mut fb, &verdict)?;

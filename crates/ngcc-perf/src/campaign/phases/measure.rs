@@ -64,37 +64,7 @@ struct Measured {
 
 pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
     let run = ctx.run;
-    // Plans for every op with a calibration and no record, cheapest first.
-    let mut planned = Vec::new();
-    for (s, e) in todo {
-        let exchange = exchange_calibration(run, s);
-        for op in measurable::operations(s.cand.kind, exchange.as_ref()) {
-            let key = op.key();
-            let record_path = run.record_path(&s.cand.id, &s.inst.label, &key);
-            let Ok(cal) =
-                read_json::<Calibration>(&run.calibration_path(&s.cand.id, &s.inst.label, &key))
-            else {
-                continue;
-            };
-            let iter_cost = (s.cand.kind == crate::candidate::Kind::Kex && op.op != Op::Exchange)
-                .then(|| exchange.as_ref().map_or(cal.t1_s, |x| x.t1_s));
-            let plan = plan::plan(&ctx.planning, cal.t1_s, cal.trial_fixed_s(), iter_cost);
-            let what = || format!("measure {} {key}", s.key());
-            if !outputs::due(what, &record_path, "record", |old| {
-                fresh::record(old, e, &plan)
-            }) {
-                continue;
-            }
-            planned.push(Planned {
-                sel: s,
-                entry: e,
-                op,
-                cal,
-                plan,
-            });
-        }
-    }
-    planned.sort_by(|a, b| a.plan.estimated_s.total_cmp(&b.plan.estimated_s));
+    let planned = plan_all(ctx, todo);
     let total_s: f64 = planned.iter().map(|p| p.plan.estimated_s).sum();
     eprintln!(
         "measure: {} operations planned, about {:.2} h of work outstanding",
@@ -149,6 +119,43 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
     }
     progress.finish();
     Ok(())
+}
+
+/// Plans for every operation of `todo` with a calibration and no record that stands
+/// (`fresh::record`), cheapest first.
+fn plan_all<'a>(ctx: &MeasureCtx, todo: &'a [Measurable]) -> Vec<Planned<'a>> {
+    let run = ctx.run;
+    let mut planned = Vec::new();
+    for (s, e) in todo {
+        let exchange = exchange_calibration(run, s);
+        for op in measurable::operations(s.cand.kind, exchange.as_ref()) {
+            let key = op.key();
+            let record_path = run.record_path(&s.cand.id, &s.inst.label, &key);
+            let Ok(cal) =
+                read_json::<Calibration>(&run.calibration_path(&s.cand.id, &s.inst.label, &key))
+            else {
+                continue;
+            };
+            let iter_cost = (s.cand.kind == crate::candidate::Kind::Kex && op.op != Op::Exchange)
+                .then(|| exchange.as_ref().map_or(cal.t1_s, |x| x.t1_s));
+            let plan = plan::plan(&ctx.planning, cal.t1_s, cal.trial_fixed_s(), iter_cost);
+            let what = || format!("measure {} {key}", s.key());
+            if !outputs::due(what, &record_path, "record", |old| {
+                fresh::record(old, e, &plan)
+            }) {
+                continue;
+            }
+            planned.push(Planned {
+                sel: s,
+                entry: e,
+                op,
+                cal,
+                plan,
+            });
+        }
+    }
+    planned.sort_by(|a, b| a.plan.estimated_s.total_cmp(&b.plan.estimated_s));
+    planned
 }
 
 /// Times the reference loop at `at` and saves it in campaign.json (appended on resume).
@@ -587,3 +594,7 @@ fn assemble(ctx: &MeasureCtx, planned: &Planned, m: Measured) -> Record {
         ngcc: Some(extra),
     }
 }
+
+#[cfg(test)]
+#[path = "measure_tests.rs"]
+mod tests;

@@ -5,6 +5,7 @@
 //! without it. `memory/<cand>/<label>.json` per instance; an instance that cannot be
 //! relinked gets a failed record saying why, and the phase goes on.
 
+use crate::build::BuildOptions;
 use crate::campaign::context::{self, Target};
 use crate::campaign::measurable;
 use crate::campaign::phases::outputs;
@@ -53,12 +54,13 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         })
         .collect();
     let progress = Progress::new("memory", work.len() as u64);
+    let build = settings.build_options();
     outputs::each(
         &progress,
         &work,
         |(s, _)| format!("{} relink", s.key()),
         |(s, e)| {
-            let rec = instance(run, settings, s, e, &progress);
+            let rec = instance(run, settings, &build, s, e, &progress);
             Ok((run.memory_path(&s.cand.id, &s.inst.label), rec))
         },
         |_, rec| line(rec),
@@ -98,6 +100,7 @@ pub fn line(r: &MemoryRecord) -> String {
 fn instance(
     run: &RunDir,
     settings: &Settings,
+    build: &BuildOptions,
     s: &Selected,
     e: &BuildEntry,
     progress: &Progress,
@@ -114,7 +117,7 @@ fn instance(
         utc: utc_now_iso(),
         ..MemoryRecord::default()
     };
-    let relinked = match heap::relink(&run.root, &s.cand, &s.inst, e) {
+    let relinked = match heap::relink(&run.root, &s.cand, &s.inst, e, build) {
         Ok(r) => r,
         Err(err) => {
             rec.error = Some(format!("relink failed: {}", err.reason));

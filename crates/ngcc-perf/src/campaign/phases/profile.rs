@@ -5,6 +5,7 @@
 //! an instance that cannot be relinked gets `<label>__RELINK_FAILED.json` and the phase goes
 //! on with the others.
 
+use crate::build::BuildOptions;
 use crate::campaign::context::{MeasureCtx, Target};
 use crate::campaign::measurable::{self, OpSpec};
 use crate::campaign::phases::outputs;
@@ -70,6 +71,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         eprintln!("profile: skipping {key}: {reason}");
     }
     // Reference variant only; hash candidates are not profiled (their whole op is the hash).
+    let build = settings.build_options();
     let mut work = Vec::new();
     for (s, e) in todo {
         if e.variant != "reference" || s.cand.kind == Kind::Hash {
@@ -100,7 +102,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     let progress = Progress::new("profile", n_ops as u64);
     for (s, e, pending) in &work {
         progress.working_on(&format!("{} relink", s.key()));
-        let relinked = match relink_checked(&ctx, s, e) {
+        let relinked = match relink_checked(&ctx, &build, s, e) {
             Ok(r) => r,
             Err(err) => {
                 write_json(
@@ -196,9 +198,14 @@ fn op_key(p: &Profile) -> String {
 
 /// Relinks and, when the instance has cheap KAT output, checks the relinked library writes
 /// the same KAT files as the timed one: the wrappers must only observe.
-fn relink_checked(ctx: &MeasureCtx, s: &Selected, e: &BuildEntry) -> Result<Relink, RelinkError> {
+fn relink_checked(
+    ctx: &MeasureCtx,
+    build: &BuildOptions,
+    s: &Selected,
+    e: &BuildEntry,
+) -> Result<Relink, RelinkError> {
     let (run, settings) = (ctx.run, ctx.settings);
-    let r = relink::relink(&run.root, &s.cand, &s.inst, e)?;
+    let r = relink::relink(&run.root, &s.cand, &s.inst, e, build)?;
     let timed_dir = run.katgen_dir(&s.cand.id, &s.inst.label);
     let expected = kat_files(&timed_dir);
     let max_t1 = profile_ops(s.cand.kind)
