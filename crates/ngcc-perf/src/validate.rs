@@ -823,8 +823,14 @@ fn check_count(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
             ));
         }
     }
+    let fixed = ds
+        .count
+        .iter()
+        .filter(|lc| lc.count.address_space == dc::AddressSpace::Fixed)
+        .count();
     Some(format!(
-        "count: {} record(s), {calls} call(s) recomputed from their callgrind text",
+        "count: {} record(s), {calls} call(s) recomputed from their callgrind text; {fixed} \
+         counted with address-space randomisation off",
         ds.count.len()
     ))
 }

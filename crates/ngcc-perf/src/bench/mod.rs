@@ -1,4 +1,5 @@
-//! `ngcc-perf bench`: benchmarks of the harness itself (`plan` in plan.rs).
+//! `ngcc-perf bench`: benchmarks of the harness itself (`plan` in plan.rs, `count`, the
+//! cost of instruction counting per operation, in count.rs).
 //!
 //! `bench overhead`: the harness's timing against a minimal C loop linked to the same
 //! library (csrc/bench/overhead.c: same counter, warm-ups, RNG or message pattern), for
@@ -18,6 +19,7 @@ use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
+pub mod count;
 pub mod plan;
 
 #[derive(Args, Debug)]
@@ -37,6 +39,10 @@ pub enum BenchCmd {
     /// Per record of a run: planned vs measured per-call time, fixed cost and timed share of
     /// every process, and their distribution (a Markdown table).
     Plan(plan::PlanArgs),
+    /// Per count record of a run: the seconds of its calls under callgrind against the same
+    /// calls at the timed record's seconds per call (the slowdown), and the job's CPU and
+    /// wall seconds (a Markdown table).
+    Count(count::CountArgs),
 }
 
 #[derive(Args, Debug)]
@@ -76,6 +82,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         BenchCmd::Overhead(a) => overhead(a),
         BenchCmd::Jail(a) => jail(a),
         BenchCmd::Plan(a) => plan::run(a),
+        BenchCmd::Count(a) => count::run(a),
     }
 }
 

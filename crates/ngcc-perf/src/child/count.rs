@@ -48,6 +48,14 @@ pub fn available() -> bool {
     client::available() && std::path::Path::new(super::protocol::valgrind_program()).is_file()
 }
 
+/// Whether this process runs with address-space randomisation off (the persona the jail
+/// exec'd the tool with is inherited through valgrind's own exec): read, not assumed.
+fn fixed_addresses() -> bool {
+    // SAFETY: 0xffffffff only queries the persona.
+    let p = unsafe { libc::personality(0xffff_ffff) };
+    p >= 0 && p & libc::ADDR_NO_RANDOMIZE != 0
+}
+
 fn failed(mut out: CountOutput, e: impl Into<String>) -> CountOutput {
     out.status = ProcessStatus::Failed;
     out.error = Some(e.into());
@@ -57,6 +65,7 @@ fn failed(mut out: CountOutput, e: impl Into<String>) -> CountOutput {
 pub fn run(job: &CountJob) -> CountOutput {
     let mut out = CountOutput {
         sandbox: super::sandbox(&job.limits),
+        fixed_addresses: fixed_addresses(),
         ..CountOutput::default()
     };
     if !client::available() {

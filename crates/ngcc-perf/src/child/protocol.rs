@@ -128,10 +128,12 @@ impl Job for Request {
             }) => Some(crate::sandbox::jail::Tool {
                 program: valgrind_program().into(),
                 args: MEMCHECK_ARGS.iter().map(|a| a.to_string()).collect(),
+                fixed_addresses: false,
             }),
             Request::Count(j) => Some(crate::sandbox::jail::Tool {
                 program: valgrind_program().into(),
                 args: callgrind_args(j.kind, &j.op).unwrap_or_default(),
+                fixed_addresses: true,
             }),
             _ => None,
         }
@@ -666,4 +668,8 @@ pub struct CountOutput {
     pub work_s: f64,
     #[serde(default)]
     pub sandbox: String,
+    /// Whether this process ran with address-space randomisation off, as read from its
+    /// own persona (not as asked for).
+    #[serde(default)]
+    pub fixed_addresses: bool,
 }

@@ -297,6 +297,25 @@ pub struct CountRecord {
     pub work_s: f64,
     #[serde(default)]
     pub sandbox: String,
+    /// How the job's address space was laid out (the job read its own persona).
+    #[serde(default)]
+    pub address_space: AddressSpace,
+}
+
+/// Whether the counted process ran with address-space randomisation off. With it on, the
+/// stack, heap and mappings move per process, and glibc's copy and allocation paths (which
+/// branch on alignment and heap layout) can execute a few instructions more or fewer from
+/// one run to the next.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AddressSpace {
+    /// A record from before the field existed: not known.
+    #[default]
+    Unrecorded,
+    /// `personality(ADDR_NO_RANDOMIZE)` was in force: the same layout every run.
+    Fixed,
+    /// Randomisation was on (the persona could not be set).
+    Randomized,
 }
 
 impl CountRecord {

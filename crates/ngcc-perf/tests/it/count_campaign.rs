@@ -4,7 +4,7 @@
 
 use crate::common;
 use common::*;
-use ngcc_perf::dataset::count::CountRecord;
+use ngcc_perf::dataset::count::{AddressSpace, CountRecord};
 use ngcc_perf::dataset::schema::{CtResult, ProcessStatus};
 use std::path::Path;
 
@@ -40,6 +40,8 @@ fn the_count_zoo_is_counted_marked_and_validated() {
             );
             assert_eq!(r.calls.len(), 4);
             assert!(r.tool.starts_with("valgrind-3."), "{}", r.tool);
+            // The job read its own persona: randomisation off, as the jail exec'd callgrind.
+            assert_eq!(r.address_space, AddressSpace::Fixed, "{label} {op}");
             // No calibration ran: the job built the setup and warmed up as a fast trial.
             assert_eq!((r.setup.as_str(), r.warmups), ("built", 3));
             let s = r.summary.as_ref().expect("summary");
@@ -105,7 +107,10 @@ fn the_count_zoo_is_counted_marked_and_validated() {
     let ok = validate(&data, &cat, None);
     assert!(ok.status.success(), "{}", text(&ok));
     assert!(
-        text(&ok).contains("count: 12 record(s), 48 call(s) recomputed from their callgrind text"),
+        text(&ok).contains(
+            "count: 12 record(s), 48 call(s) recomputed from their callgrind text; 12 counted \
+             with address-space randomisation off"
+        ),
         "{}",
         text(&ok)
     );

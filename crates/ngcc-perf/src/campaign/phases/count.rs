@@ -283,7 +283,16 @@ fn count_one(
             )),
             ..Default::default()
         },
-        (_, Ok(o)) => o,
+        (_, Ok(o)) => {
+            // Only a job that answered (it read its own persona) says how its addresses
+            // were laid out; a killed or crashed one leaves the record `unrecorded`.
+            r.address_space = if o.fixed_addresses {
+                dc::AddressSpace::Fixed
+            } else {
+                dc::AddressSpace::Randomized
+            };
+            o
+        }
         (_, Err(_)) => CountOutput {
             status: ProcessStatus::Failed,
             error: Some(format!(

@@ -177,6 +177,11 @@ pub struct ExecRecord {
 pub struct Tool {
     pub program: PathBuf,
     pub args: Vec<String>,
+    /// Exec the tool with address-space randomisation off (`personality(ADDR_NO_RANDOMIZE)`):
+    /// the count job's instruction counts must not depend on where the stack, heap and
+    /// mappings land (glibc's copy and allocation paths branch on alignment and layout).
+    #[serde(default)]
+    pub fixed_addresses: bool,
 }
 
 /// A [`Tool`] as exec arguments, built before the fork that runs it.
@@ -191,6 +196,8 @@ pub struct ToolExec {
     /// worker's own calls to the kernel: valgrind 3.19 does not), as the worker would:
     /// readable and writable paths as the worker sees them.
     pub lock: Option<PreExec>,
+    /// See [`Tool::fixed_addresses`].
+    pub fixed_addresses: bool,
 }
 
 /// The layers a job's tool gets before exec.
@@ -231,6 +238,7 @@ impl ToolExec {
             argv,
             envp: vec![c(&env)?],
             lock: None,
+            fixed_addresses: tool.fixed_addresses,
         })
     }
 }

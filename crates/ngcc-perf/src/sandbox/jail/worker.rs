@@ -45,6 +45,14 @@ pub fn exec(exe: RawFd, request: RawFd, report: RawFd, tool: Option<&super::Tool
         ];
         let envp: [*const libc::c_char; 1] = [std::ptr::null()];
         if let Some(t) = tool {
+            // Before seccomp, which need not admit personality(2). A failure is not fatal:
+            // the job itself reads the persona it runs with and its record says so.
+            if t.fixed_addresses {
+                let current = libc::personality(0xffff_ffff);
+                if current >= 0 {
+                    libc::personality((current | libc::ADDR_NO_RANDOMIZE) as libc::c_ulong);
+                }
+            }
             if let Some(lock) = &t.lock {
                 send(REPORT_FD, &Msg::PreExec(lock_before_tool(lock)));
             }
