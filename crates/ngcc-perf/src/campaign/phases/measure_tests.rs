@@ -13,6 +13,7 @@ use crate::campaign::runner::scripted::{Reply, ScriptedRunner};
 use crate::campaign::{Phase, Settings};
 use crate::candidate::{Api, Candidate, Instance, Kind};
 use crate::child::protocol::{OpOutput, VerifyValue};
+use crate::util::write_json;
 
 /// One tick of our clock in these tests: 1/1024 s.
 const MS: f64 = 1.0 / 1024.0;
