@@ -4,13 +4,14 @@
 use crate::campaign::context::{MeasureCtx, Target, exchange_calibration};
 use crate::campaign::fresh;
 use crate::campaign::measurable::{self, Measurable};
+use crate::campaign::phases::outputs;
 use crate::child::protocol::Request;
 use crate::dataset::schema::{Calibration, Op, ProcessStatus};
 use crate::measure::calibration::calibration_s;
 use crate::measure::plan::plan;
 use crate::sandbox::jail::ingest;
 use crate::util::progress::Progress;
-use crate::util::{read_json, tail, write_json};
+use crate::util::{tail, write_json};
 use anyhow::Result;
 
 /// Calibration of one op may take at most this long before it is killed.
@@ -45,11 +46,9 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
                 };
                 let key = t.key();
                 let path = run.calibration_path(t.cand(), t.label(), &key);
-                if let Ok(old) = read_json::<Calibration>(&path) {
-                    match fresh::calibration(&old, e) {
-                        None => continue,
-                        Some(why) => eprintln!("calibrate {} {key}: redone: {why}", s.key()),
-                    }
+                let what = || format!("calibrate {} {key}", s.key());
+                if !outputs::due(what, &path, "calibration", |old| fresh::calibration(old, e)) {
+                    continue;
                 }
                 progress.working_on(&format!("{} {key}", s.key()));
                 // A KEX step's calls each run a whole exchange.

@@ -6,6 +6,7 @@ use crate::campaign::context::{MeasureCtx, Target, exchange_calibration};
 use crate::campaign::fresh;
 use crate::campaign::measurable::{self, Measurable, OpSpec};
 use crate::campaign::phases::calibrate::SETUP_CAP;
+use crate::campaign::phases::outputs;
 use crate::child::protocol::{Expect, Request, VerifyOutput};
 use crate::dataset::schema::*;
 use crate::measure::{crosscheck, plan, stats, timing};
@@ -13,7 +14,7 @@ use crate::rundir::RunDir;
 use crate::sandbox::Exit;
 use crate::sandbox::jail::ingest;
 use crate::util::progress::Progress;
-use crate::util::{read_json, sha256_file, tail, time::utc_now_iso, write_json};
+use crate::util::{read_json, sha256_file, tail, time::utc_now_iso};
 use anyhow::Result;
 
 /// A verify child may take this long, plus 20 times the operation's cold call.
@@ -78,35 +79,41 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
         fixed = Some(fixed_cost(ctx)?);
     }
     let middle = planned.len() / 2;
-    for (i, p) in planned.iter().enumerate() {
-        if i == middle && i > 0 {
-            noise_sample(ctx, NoisePoint::Middle)?;
-        }
-        let t = p.target();
-        let key = t.key();
-        progress.working_on(&format!("{} {key}", p.sel.key()));
-        let record = measure_one(ctx, p, fixed)?;
-        write_json(&run.record_path(t.cand(), t.label(), &key), &record)?;
-        left -= p.plan.estimated_s;
-        let value = match &record.stats {
-            Some(st) => match st.mean_cycles {
-                Some(c) => format!("{c:.0} {}", ctx.host.counter.unit()),
-                None => format!("{:.6}s", st.mean_seconds),
-            },
-            None => "no trials".into(),
-        };
-        let n = record.stats.as_ref().map_or(0, |s| s.measurements);
-        let frac = record
-            .ngcc
-            .as_ref()
-            .map_or(0.0, |x| x.timed_fraction * 100.0);
-        progress.done(&format!(
-            "measure {} {key}: {} n={n} {value} (timed {frac:.1} %, left ~{:.2} h)",
-            p.sel.key(),
-            record.status,
-            left.max(0.0) / 3600.0
-        ));
-    }
+    outputs::each(
+        &progress,
+        planned.iter().enumerate(),
+        |(_, p)| format!("{} {}", p.sel.key(), p.op.key()),
+        |&(i, p)| {
+            if i == middle && i > 0 {
+                noise_sample(ctx, NoisePoint::Middle)?;
+            }
+            let t = p.target();
+            let record = measure_one(ctx, p, fixed)?;
+            Ok((run.record_path(t.cand(), t.label(), &t.key()), record))
+        },
+        |(_, p), record| {
+            left -= p.plan.estimated_s;
+            let value = match &record.stats {
+                Some(st) => match st.mean_cycles {
+                    Some(c) => format!("{c:.0} {}", ctx.host.counter.unit()),
+                    None => format!("{:.6}s", st.mean_seconds),
+                },
+                None => "no trials".into(),
+            };
+            let n = record.stats.as_ref().map_or(0, |s| s.measurements);
+            let frac = record
+                .ngcc
+                .as_ref()
+                .map_or(0.0, |x| x.timed_fraction * 100.0);
+            format!(
+                "measure {} {}: {} n={n} {value} (timed {frac:.1} %, left ~{:.2} h)",
+                p.sel.key(),
+                p.op.key(),
+                record.status,
+                left.max(0.0) / 3600.0
+            )
+        },
+    )?;
     if !planned.is_empty() {
         noise_sample(ctx, NoisePoint::End)?;
     }
@@ -132,15 +139,11 @@ fn plan_all<'a>(ctx: &MeasureCtx, todo: &'a [Measurable]) -> Vec<Planned<'a>> {
             let iter_cost = (s.cand.kind == crate::candidate::Kind::Kex && op.op != Op::Exchange)
                 .then(|| exchange.as_ref().map_or(cal.t1_s, |x| x.t1_s));
             let plan = plan::plan(&ctx.planning, cal.t1_s, cal.trial_fixed_s(), iter_cost);
-            if record_path.is_file() {
-                let why = match read_json::<Record>(&record_path) {
-                    Ok(old) => fresh::record(&old, e, &plan),
-                    Err(_) => Some("the record does not parse".into()),
-                };
-                match why {
-                    None => continue,
-                    Some(why) => eprintln!("measure {} {key}: redone: {why}", s.key()),
-                }
+            let what = || format!("measure {} {key}", s.key());
+            if !outputs::due(what, &record_path, "record", |old| {
+                fresh::record(old, e, &plan)
+            }) {
+                continue;
             }
             planned.push(Planned {
                 sel: s,

@@ -8,6 +8,7 @@
 use crate::build::BuildOptions;
 use crate::campaign::context::{self, Target};
 use crate::campaign::measurable;
+use crate::campaign::phases::outputs;
 use crate::campaign::{Selected, Settings};
 use crate::child::protocol::{MemoryOutput, Request};
 use crate::dataset::memory::{MEMORY_SCHEMA, MemoryRecord, OpMemory, STACK_LIMIT_BYTES};
@@ -16,7 +17,7 @@ use crate::profile::heap;
 use crate::rundir::RunDir;
 use crate::sandbox::{self, Exit, Spec};
 use crate::util::progress::Progress;
-use crate::util::{read_json, tail, time::utc_now_iso, write_json};
+use crate::util::{read_json, tail, time::utc_now_iso};
 use anyhow::Result;
 use std::time::Duration;
 
@@ -40,27 +41,30 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         .into_iter()
         .filter(|(s, e)| {
             let path = run.memory_path(&s.cand.id, &s.inst.label);
-            let why = match read_json::<MemoryRecord>(&path) {
-                Err(_) if !path.is_file() => return true,
-                Err(_) => "the record does not parse".to_string(),
-                Ok(old) if old.timed_library_sha256 != e.library_sha256 => {
-                    "the timed library changed".into()
+            let what = || format!("memory {}", s.key());
+            outputs::due(what, &path, "record", |old: &MemoryRecord| {
+                if old.timed_library_sha256 != e.library_sha256 {
+                    Some("the timed library changed".into())
+                } else if old.recorder_sha256 != recorder {
+                    Some("the heap recorder changed".into())
+                } else {
+                    None
                 }
-                Ok(old) if old.recorder_sha256 != recorder => "the heap recorder changed".into(),
-                Ok(_) => return false,
-            };
-            eprintln!("memory {}: redone: {why}", s.key());
-            true
+            })
         })
         .collect();
     let progress = Progress::new("memory", work.len() as u64);
     let build = settings.build_options();
-    for (s, e) in &work {
-        progress.working_on(&format!("{} relink", s.key()));
-        let rec = instance(run, settings, &build, s, e, &progress);
-        write_json(&run.memory_path(&s.cand.id, &s.inst.label), &rec)?;
-        progress.done(&line(&rec));
-    }
+    outputs::each(
+        &progress,
+        &work,
+        |(s, _)| format!("{} relink", s.key()),
+        |(s, e)| {
+            let rec = instance(run, settings, &build, s, e, &progress);
+            Ok((run.memory_path(&s.cand.id, &s.inst.label), rec))
+        },
+        |_, rec| line(rec),
+    )?;
     progress.finish();
     Ok(())
 }

@@ -10,6 +10,7 @@ pub mod ct;
 pub mod kat;
 pub mod measure;
 pub mod memory;
+mod outputs;
 pub mod profile;
 
 use super::Settings;

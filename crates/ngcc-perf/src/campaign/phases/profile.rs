@@ -8,6 +8,7 @@
 use crate::build::BuildOptions;
 use crate::campaign::context::{MeasureCtx, Target};
 use crate::campaign::measurable::{self, OpSpec};
+use crate::campaign::phases::outputs;
 use crate::campaign::{Phase, Selected, Settings, fresh};
 use crate::candidate::Kind;
 use crate::child::protocol::{ProfileOutput, Request};
@@ -80,24 +81,17 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
             .into_iter()
             .filter(|o| {
                 let path = run.profile_path(&s.cand.id, &s.inst.label, &o.key());
-                if !path.is_file() {
-                    return true;
-                }
-                let why = match read_json::<Profile>(&path) {
-                    Ok(old) => fresh::profile(&old, &e).or_else(|| {
+                let what = || format!("profile {} {}", s.key(), o.key());
+                outputs::due(what, &path, "profile", |old: &Profile| {
+                    fresh::profile(old, &e).or_else(|| {
                         let t = Target {
                             sel: &s,
                             entry: &e,
                             op: o,
                         };
-                        skip_outdated(&old, ctx.calibration(&t).map(|c| c.status))
-                    }),
-                    Err(_) => Some("the profile does not parse".into()),
-                };
-                if let Some(why) = &why {
-                    eprintln!("profile {} {}: redone: {why}", s.key(), o.key());
-                }
-                why.is_some()
+                        skip_outdated(old, ctx.calibration(&t).map(|c| c.status))
+                    })
+                })
             })
             .collect();
         if !pending.is_empty() {
@@ -134,18 +128,21 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
             }
         };
         let _ = std::fs::remove_file(run.relink_failed_path(&s.cand.id, &s.inst.label));
-        for op in pending {
-            let t = Target {
-                sel: s,
-                entry: e,
-                op,
-            };
-            let key = t.key();
-            progress.working_on(&format!("{} {key}", s.key()));
-            let p = profile_one(&ctx, &t, &relinked)?;
-            write_json(&run.profile_path(t.cand(), t.label(), &key), &p)?;
-            progress.done(&line(&p));
-        }
+        outputs::each(
+            &progress,
+            pending,
+            |op| format!("{} {}", s.key(), op.key()),
+            |op| {
+                let t = Target {
+                    sel: s,
+                    entry: e,
+                    op,
+                };
+                let p = profile_one(&ctx, &t, &relinked)?;
+                Ok((run.profile_path(t.cand(), t.label(), &t.key()), p))
+            },
+            |_, p| line(p),
+        )?;
     }
     progress.finish();
     Ok(())
