@@ -29,6 +29,9 @@ struct Open {
     chain: String,
 }
 
+/// The run journal this process has open. Process state, not a setting: it stands for the
+/// run directory this process has locked (one per process) and carries the chain each write
+/// advances, and it is reached from `util::atomic_write`, which no caller passes anything.
 static OPEN: Mutex<Option<Open>> = Mutex::new(None);
 
 /// Starts journaling writes under `root` (the run directory, already locked by us).

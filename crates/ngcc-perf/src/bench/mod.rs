@@ -89,6 +89,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
 /// Wall seconds per child, interleaved so the variants share the machine's noise.
 fn jail(args: JailArgs) -> Result<ExitCode> {
     use crate::dataset::schema::Layer;
+    use crate::sandbox::jail::JailOptions;
     let dir = std::path::absolute(&args.dir)?;
     let exe = std::env::current_exe()?;
     let spec = crate::sandbox::Spec {
@@ -101,17 +102,16 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
     let (mut tool, mut tool_bare) = (Vec::new(), Vec::new());
     let mut layers = String::new();
     let groups = [Layer::MemoryCgroup, Layer::PidsCgroup];
+    let with_off = |off: Vec<Layer>| JailOptions { off };
     let timed = |off: Vec<Layer>, into: &mut Vec<f64>| -> Result<()> {
-        crate::sandbox::jail::set_off(Some(off));
         let t = std::time::Instant::now();
-        crate::sandbox::run_probe(&spec)?;
+        crate::sandbox::run_probe_with(&spec, &with_off(off))?;
         into.push(t.elapsed().as_secs_f64());
         Ok(())
     };
     for _ in 0..args.count {
-        crate::sandbox::jail::set_off(Some(Vec::new()));
         let t = std::time::Instant::now();
-        let o = crate::sandbox::run_probe(&spec)?;
+        let o = crate::sandbox::run_probe_with(&spec, &JailOptions::full())?;
         full.push(t.elapsed().as_secs_f64());
         setup.push(o.observed.jail_setup_s);
         if let Some(e) = o.jail_error {
@@ -126,7 +126,6 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
             &mut no_bounds,
         )?;
         // A compiler-sized tool run (`/bin/true` in the jail) against the same exec bare.
-        crate::sandbox::jail::set_off(Some(Vec::new()));
         let t = std::time::Instant::now();
         let o = crate::sandbox::tool::run_tool(&crate::sandbox::tool::ToolJob {
             label: "bench".into(),
@@ -136,6 +135,7 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
                 ..Default::default()
             },
             scratch_in: Some(dir.join("tools")),
+            jail: Some(JailOptions::full()),
             ..Default::default()
         })?;
         tool.push(t.elapsed().as_secs_f64());
@@ -145,9 +145,8 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
         let t = std::time::Instant::now();
         Command::new("/bin/true").status()?;
         tool_bare.push(t.elapsed().as_secs_f64());
-        crate::sandbox::jail::set_off(Some(Layer::ALL.to_vec()));
         let t = std::time::Instant::now();
-        crate::sandbox::run_probe(&spec)?;
+        crate::sandbox::run_probe_with(&spec, &with_off(Layer::ALL.to_vec()))?;
         none.push(t.elapsed().as_secs_f64());
         let t = std::time::Instant::now();
         let out = Command::new(&exe).arg("--version").output()?;
@@ -156,7 +155,6 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
             bail!("{} --version failed", exe.display());
         }
     }
-    crate::sandbox::jail::set_off(None);
     let ms = |v: &[f64]| {
         format!(
             "median {:.2} ms, mean {:.2} ms",

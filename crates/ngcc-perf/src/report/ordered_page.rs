@@ -276,6 +276,12 @@ pub fn render_group(v: &View, gs: &Groups, g: &Group) -> Doc {
             }
             d.table(t);
         }
+        let reps: Vec<(&str, &str)> = g
+            .rows
+            .iter()
+            .map(|r| (r.member.cand.as_str(), r.member.label.as_str()))
+            .collect();
+        super::resources::group_section(v, &reps, &mut d);
     }
     if !g.unranked.is_empty() {
         d.heading(2, "Not ranked");

@@ -138,80 +138,123 @@ pub fn per_call_peak(r: &MemoryRecord) -> Option<(u64, String)> {
         .max_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.cmp(&a.1)))
 }
 
+/// One instance's row of a memory ranking: its largest call and its static size.
+struct MemoryRow<'a> {
+    peak: u64,
+    stat: u64,
+    op: String,
+    m: &'a MemoryRecord,
+}
+
+impl<'a> MemoryRow<'a> {
+    fn of(m: &'a MemoryRecord) -> Option<MemoryRow<'a>> {
+        let (peak, op) = per_call_peak(m)?;
+        let stat = m.static_size.as_ref().map_or(0, |s| s.algorithm.total());
+        Some(MemoryRow { peak, stat, op, m })
+    }
+}
+
+/// The ranking's words, shared by the summary and the ordered pages.
+const MEMORY_RANK_WORDS: &str = "Instances ordered by the most memory one call of any operation needs: its painted stack plus the peak of the heap the library's own allocator calls hold during the call (an upper bound: the two peaks need not coincide), then by the static size of the algorithm's own objects. These figures are counted, not timed: they do not vary between runs of the same library, so equal figures share a rank and any difference orders. From the memory phase; the candidate pages give every operation.";
+
+/// The ranked table of `rows` (any order): ascending by largest call, then static size;
+/// equal figures share a rank.
+fn memory_rank_table(mut rows: Vec<MemoryRow>) -> Table {
+    rows.sort_by(|a, b| {
+        (a.peak, a.stat, &a.m.candidate, &a.m.label).cmp(&(
+            b.peak,
+            b.stat,
+            &b.m.candidate,
+            &b.m.label,
+        ))
+    });
+    let mut t = Table::new([
+        "rank",
+        "instance",
+        "largest call: stack + heap peak (bytes)",
+        "operation",
+        "its stack (bytes)",
+        "its heap peak (bytes)",
+        "left allocated per call, most (bytes)",
+        "algorithm static (bytes)",
+    ]);
+    let mut rank = 0usize;
+    let mut last: Option<(u64, u64)> = None;
+    for (i, r) in rows.iter().enumerate() {
+        if last != Some((r.peak, r.stat)) {
+            rank = i + 1;
+        }
+        last = Some((r.peak, r.stat));
+        let o = r.m.op(&r.op);
+        t.row(vec![
+            Cell::num(rank.to_string(), rank as f64),
+            code(format!("{}/{}", r.m.candidate, r.m.label)).into(),
+            bytes(Some(r.peak)),
+            Cell::new(r.op.clone()),
+            bytes(o.and_then(|o| o.stack_bytes)),
+            bytes(o.and_then(OpMemory::heap_peak_bytes)),
+            bytes(r.m.operations.iter().filter_map(OpMemory::leak_bytes).max()),
+            bytes(Some(r.stat)),
+        ]);
+    }
+    t
+}
+
 /// The summary's ranking by memory (our datasets: those with memory records), per kind:
 /// instances ordered by their largest per-call figure, then by algorithm static size.
 pub fn summary_section(v: &View, d: &mut Doc) {
     if v.ds.memory.is_empty() {
         return;
     }
-    let mut by_kind: std::collections::BTreeMap<String, Vec<Vec<Cell>>> = Default::default();
-    let mut rows: Vec<(String, u64, u64, String, &MemoryRecord)> = Vec::new();
+    let mut by_kind: std::collections::BTreeMap<String, Vec<MemoryRow>> = Default::default();
     for lm in &v.ds.memory {
-        let m = &lm.memory;
-        let Some((peak, op)) = per_call_peak(m) else {
+        let Some(row) = MemoryRow::of(&lm.memory) else {
             continue;
         };
         let kind = v
-            .build_entry(&m.candidate, &m.label)
+            .build_entry(&row.m.candidate, &row.m.label)
             .and_then(|e| e.kind.clone())
             .unwrap_or_default();
-        let stat = m.static_size.as_ref().map_or(0, |s| s.algorithm.total());
-        rows.push((kind, peak, stat, op, m));
-    }
-    rows.sort_by(|a, b| {
-        (&a.0, a.1, a.2, &a.4.candidate, &a.4.label).cmp(&(
-            &b.0,
-            b.1,
-            b.2,
-            &b.4.candidate,
-            &b.4.label,
-        ))
-    });
-    let mut last: Option<(String, u64, u64)> = None;
-    let mut rank = 0usize;
-    let mut seen = 0usize;
-    for (kind, peak, stat, op, m) in &rows {
-        if last.as_ref().is_none_or(|l| l.0 != *kind) {
-            seen = 0;
-            last = None;
-        }
-        seen += 1;
-        if last.as_ref() != Some(&(kind.clone(), *peak, *stat)) {
-            rank = seen;
-        }
-        last = Some((kind.clone(), *peak, *stat));
-        let o = m.op(op);
-        by_kind.entry(kind.clone()).or_default().push(vec![
-            Cell::num(rank.to_string(), rank as f64),
-            code(format!("{}/{}", m.candidate, m.label)).into(),
-            bytes(Some(*peak)),
-            Cell::new(op.clone()),
-            bytes(o.and_then(|o| o.stack_bytes)),
-            bytes(o.and_then(OpMemory::heap_peak_bytes)),
-            bytes(m.operations.iter().filter_map(OpMemory::leak_bytes).max()),
-            bytes(Some(*stat)),
-        ]);
+        by_kind.entry(kind).or_default().push(row);
     }
     d.heading(2, "Memory per call (algorithm only)");
-    d.para("Instances ordered by the most memory one call of any operation needs: its painted stack plus the peak of the heap the library's own allocator calls hold during the call (an upper bound: the two peaks need not coincide), then by the static size of the algorithm's own objects. These figures are counted, not timed: they do not vary between runs of the same library, so equal figures share a rank and any difference orders. From the memory phase; the candidate pages give every operation.");
+    d.para(MEMORY_RANK_WORDS);
     for (kind, rows) in by_kind {
-        let mut t = Table::new([
-            "rank",
-            "instance",
-            "largest call: stack + heap peak (bytes)",
-            "operation",
-            "its stack (bytes)",
-            "its heap peak (bytes)",
-            "left allocated per call, most (bytes)",
-            "algorithm static (bytes)",
-        ]);
-        t.rows = rows;
         d.para(if kind.is_empty() {
             "Kind unknown:".to_string()
         } else {
             format!("Kind {kind}:")
         });
-        d.table(t);
+        d.table(memory_rank_table(rows));
+    }
+}
+
+/// An ordered page's ranking by memory of the group's representatives (`(candidate,
+/// label)`), when the dataset has their memory records; the instances without one are named.
+pub fn group_section(v: &View, members: &[(&str, &str)], d: &mut Doc) {
+    if v.ds.memory.is_empty() || members.is_empty() {
+        return;
+    }
+    let mut rows = Vec::new();
+    let mut missing = Vec::new();
+    for &(cand, label) in members {
+        match v.ds.memory(cand, label).and_then(MemoryRow::of) {
+            Some(r) => rows.push(r),
+            None => missing.push(format!("{cand}/{label}")),
+        }
+    }
+    d.heading(2, "Memory per call (algorithm only)");
+    d.para(format!(
+        "The representatives above, ranked by memory instead of time. {MEMORY_RANK_WORDS}"
+    ));
+    if !rows.is_empty() {
+        d.table(memory_rank_table(rows));
+    }
+    if !missing.is_empty() {
+        d.para(format!(
+            "Without a complete memory record: {}.",
+            missing.join(", ")
+        ));
     }
 }
 

@@ -189,24 +189,44 @@ pub trait Job: Serialize {
     }
 }
 
-/// Runs one job in its jail (see [`jail`]) and waits at most `spec.timeout`.
+/// Runs one job in its jail (see [`jail`]) and waits at most `spec.timeout`; the jail has
+/// the layers the operator left on (`NGCC_PERF_JAIL_OFF`).
 pub fn run<J: Job>(spec: &Spec, request: &J) -> Result<Outcome> {
     let job = jail::JobSpec {
         request: serde_json::to_value(request)?,
         files: request.files(),
     };
-    run_order(spec, Some(job), request.tool(), request.bounds(), &|r| {
-        request.admits(r)
-    })
+    let options = jail::JailOptions::from_env();
+    run_order(
+        spec,
+        &options,
+        Some(job),
+        request.tool(),
+        request.bounds(),
+        &|r| request.admits(r),
+    )
 }
 
 /// A probe: builds the jail, reports its layers and runs no candidate code.
 pub fn run_probe(spec: &Spec) -> Result<Outcome> {
-    run_order(spec, None, None, jail::JobBounds::default(), &|_| false)
+    run_probe_with(spec, &jail::JailOptions::from_env())
+}
+
+/// [`run_probe`] in a jail built as `options` says (`bench jail`'s variants).
+pub fn run_probe_with(spec: &Spec, options: &jail::JailOptions) -> Result<Outcome> {
+    run_order(
+        spec,
+        options,
+        None,
+        None,
+        jail::JobBounds::default(),
+        &|_| false,
+    )
 }
 
 fn run_order(
     spec: &Spec,
+    options: &jail::JailOptions,
     job: Option<jail::JobSpec>,
     tool: Option<jail::Tool>,
     bounds: jail::JobBounds,
@@ -217,7 +237,7 @@ fn run_order(
         nonce: jail::nonce(),
         job,
         scratch: spec.workdir.clone(),
-        off: jail::off_layers(),
+        off: options.off.clone(),
         tool,
         tool_run: None,
         bounds,

@@ -83,6 +83,8 @@ pub struct ToolJob {
     /// Folder the scratch folder is created in (default: the system temp folder). Put it on
     /// the file system the outputs go to, so they can be renamed there.
     pub scratch_in: Option<PathBuf>,
+    /// How its jail is built; `None`: as the operator says (`NGCC_PERF_JAIL_OFF`).
+    pub jail: Option<jail::JailOptions>,
 }
 
 /// A run's scratch folder (canonical path); removed on drop unless [`Scratch::keep`] was called.
@@ -337,7 +339,11 @@ pub fn run_tool(job: &ToolJob) -> Result<ToolOutcome, ToolError> {
         nonce: jail::nonce(),
         job: None,
         scratch: path.clone(),
-        off: jail::off_layers(),
+        off: job
+            .jail
+            .clone()
+            .unwrap_or_else(jail::JailOptions::from_env)
+            .off,
         tool: None,
         tool_run: Some(run),
         bounds: jail::JobBounds {

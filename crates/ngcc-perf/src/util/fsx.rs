@@ -8,7 +8,9 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-/// Called after every atomic write (the run journal registers itself here).
+/// Called after every atomic write (the run journal registers itself here). Process state,
+/// not a setting: `util` sits below `journal` and cannot call it, so the journal registers
+/// its observer once when a run directory is opened; nothing reads it as configuration.
 static WRITE_HOOK: std::sync::OnceLock<fn(&Path, &[u8])> = std::sync::OnceLock::new();
 
 /// Registers the observer of every later `atomic_write` (once per process).

@@ -131,12 +131,34 @@ fn the_memory_toy_shows_its_known_allocations_and_the_hostile_ones_are_reported(
     let again = campaign_ok("memory", &cands, &run, &[]);
     assert!(!again.contains("redone"), "{again}");
 
+    // `known` timed too, so an ordered page has it as its group's representative.
+    campaign_ok(
+        "calibrate,measure",
+        &cands,
+        &run,
+        &[
+            "--only",
+            "zoo-memory/known",
+            "--allow-unfixed-host",
+            "--trial-target",
+            "0.002",
+            "--op-budget",
+            "0.05",
+        ],
+    );
+
     // Published, validated (recomputed), shown on the candidate page and the summary.
     let data = dir.path().join("data");
     publish_ok(&run, "mem-test", &data);
     assert!(data.join("memory/zoo-memory/known.json").is_file());
     let cat = data.join("catalog");
     catalog_ok(&data, &cat);
+    std::fs::write(
+        cat.join("security_targets.csv"),
+        "ID;Instance;TargetBits\nzoo-memory;known;128\nzoo-memory;ctor;\nzoo-memory;foreign-free;\n\
+         zoo-memory;raw-asm;\nzoo-memory;raw-mmap;\n",
+    )
+    .unwrap();
     let pages = dir.path().join("pages");
     let out = report(&data, &pages, &[]);
     assert!(out.status.success(), "{}", text(&out));
@@ -158,6 +180,21 @@ fn the_memory_toy_shows_its_known_allocations_and_the_hostile_ones_are_reported(
     assert!(
         summary.contains("Memory per call (algorithm only)"),
         "{summary}"
+    );
+    // The group's ordered page ranks its representative by memory as well: dec is known's
+    // largest call (its 100 KiB stack array and 1 MiB heap block).
+    let ordered =
+        std::fs::read_to_string(pages.join("performance/ordered_kem_128_mem-test.md")).unwrap();
+    let dec = op(&known, "dec");
+    let largest = dec.stack_bytes.unwrap() + 1_048_576;
+    let row = format!(
+        "| 1 | `zoo-memory/known` | {largest} | dec | {} | 1048576 | 4096 | {} |",
+        dec.stack_bytes.unwrap(),
+        known.static_size.as_ref().unwrap().algorithm.total()
+    );
+    assert!(
+        ordered.contains("## Memory per call (algorithm only)") && ordered.contains(&row),
+        "no {row:?} in\n{ordered}"
     );
     let ok = validate(&data, &cat, Some(&pages));
     assert!(ok.status.success(), "{}", text(&ok));

@@ -10,6 +10,8 @@ mod overrides;
 pub(crate) mod package;
 pub(crate) mod safe;
 pub(crate) mod script;
+#[cfg(test)]
+mod select_tests;
 
 use crate::candidate::exclude::excluded_path;
 use crate::candidate::kat_manifest::Manifest;
@@ -475,20 +477,19 @@ fn match_tokens(s: &str) -> Vec<String> {
     out
 }
 
-/// The program [`select`] chose, why, and whether it is a KAT program (else the library).
+/// The program [`select`] chose, why, whether it is a KAT program (else the library), and
+/// the problem to show when the folder name did not decide among several (`None` when the
+/// choice was clear).
 struct Selected<'a> {
     program: &'a Program,
     why: String,
     is_kat: bool,
+    ambiguous: Option<String>,
 }
 
 /// The program that made the instance's KAT files, or the library: among several, the one
 /// whose name and define values best match the folder's name (its level, its variant).
-fn select<'a>(
-    model: &'a BuildModel,
-    folder: &Folder,
-    problems: &mut Vec<String>,
-) -> Option<Selected<'a>> {
+fn select<'a>(model: &'a BuildModel, folder: &Folder) -> Option<Selected<'a>> {
     let under_root = |p: &Program| {
         p.sources
             .iter()
@@ -527,6 +528,7 @@ fn select<'a>(
             program: pool[0],
             why: what.to_string(),
             is_kat,
+            ambiguous: None,
         }),
         _ => {
             let folder_name = folder
@@ -557,19 +559,21 @@ fn select<'a>(
                         names.join(", ")
                     ),
                     is_kat,
+                    ambiguous: None,
                 })
             } else {
-                problems.push(format!(
+                let ambiguous = format!(
                     "AMBIGUOUS: {} programs in {} ({}) and the folder name {folder_name} does not pick one; took {} — check its defines, or add an override",
                     pool.len(),
                     model.file.file_name().unwrap_or_default().to_string_lossy(),
                     names.join(", "),
                     scored[0].1.name
-                ));
+                );
                 Some(Selected {
                     program: scored[0].1,
                     why: format!("{what} (AMBIGUOUS, see the problems)"),
                     is_kat,
+                    ambiguous: Some(ambiguous),
                 })
             }
         }
@@ -637,17 +641,23 @@ fn instance(
     let mut chosen: Option<(BuildModel, Program, String, bool)> = None;
     let mut seen: Vec<String> = Vec::new();
     let mut dir = Some(root.as_path());
+    // Where the chosen program's ambiguity sits in `f.problems`: a better choice later
+    // removes it (by position, so no other problem is mistaken for it), keeping the order.
+    let mut ambiguity: Option<usize> = None;
     if let Some((model, how)) = observed {
         // The build's own programs: nothing is read from the build files.
         dir = None;
-        let mut sel_problems = Vec::new();
         if let Some(Selected {
             program: prog,
             why,
             is_kat,
-        }) = select(model, folder, &mut sel_problems)
+            ambiguous,
+        }) = select(model, folder)
         {
-            f.problems.extend(sel_problems);
+            if let Some(a) = ambiguous {
+                ambiguity = Some(f.problems.len());
+                f.problems.push(a);
+            }
             f.build = format!("{how}: {} ({why})", prog.name);
             note_all(&mut f, &model.notes);
             chosen = Some((model.clone(), prog.clone(), why, is_kat));
@@ -665,20 +675,25 @@ fn instance(
             // Named from the instance folder: `Makefile`, `../Makefile`.
             let rel = relative_to(&path, root);
             seen.push(rel.clone());
-            let mut sel_problems = Vec::new();
             if let Some(Selected {
                 program: prog,
                 why,
                 is_kat,
-            }) = select(&model, folder, &mut sel_problems)
+                ambiguous,
+            }) = select(&model, folder)
             {
                 // A KAT program found further up beats a library found nearer.
                 let better = chosen
                     .as_ref()
                     .is_none_or(|(_, _, _, was_kat)| !was_kat && is_kat);
                 if better {
-                    f.problems.retain(|p| !p.starts_with("AMBIGUOUS"));
-                    f.problems.extend(sel_problems);
+                    if let Some(i) = ambiguity.take() {
+                        f.problems.remove(i);
+                    }
+                    if let Some(a) = ambiguous {
+                        ambiguity = Some(f.problems.len());
+                        f.problems.push(a);
+                    }
                     let prog = prog.clone();
                     note_all(&mut f, &model.notes);
                     f.build = format!("{}: {} ({why})", rel, prog.name);

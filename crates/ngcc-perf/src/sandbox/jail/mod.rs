@@ -331,31 +331,33 @@ pub struct Applied {
     pub nproc: bool,
 }
 
-static OFF_OVERRIDE: std::sync::Mutex<Option<Vec<Layer>>> = std::sync::Mutex::new(None);
-
-/// Replaces `NGCC_PERF_JAIL_OFF` for later jobs of this process (`bench jail`).
-pub fn set_off(layers: Option<Vec<Layer>>) {
-    *OFF_OVERRIDE.lock().unwrap_or_else(|e| e.into_inner()) = layers;
+/// How the jails of some jobs are built: the layers left out. A value handed to the code
+/// that builds each jail (`bench jail` times its variants side by side with it), never
+/// process state.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JailOptions {
+    pub off: Vec<Layer>,
 }
 
-/// Layers switched off through `NGCC_PERF_JAIL_OFF` (`all`, or names like `user_ns,seccomp`).
-pub fn off_layers() -> Vec<Layer> {
-    if let Some(v) = OFF_OVERRIDE
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone()
-    {
-        return v;
+impl JailOptions {
+    /// Every layer (the jail of a campaign unless the operator says otherwise).
+    pub fn full() -> JailOptions {
+        JailOptions::default()
     }
-    let Ok(text) = std::env::var(OFF_ENV) else {
-        return Vec::new();
-    };
-    if text.trim() == "all" {
-        return Layer::ALL.to_vec();
+
+    /// The operator's choice: `NGCC_PERF_JAIL_OFF` (`all`, or names like `user_ns,seccomp`),
+    /// to test the fallbacks; unset or unknown names leave every layer on.
+    pub fn from_env() -> JailOptions {
+        let off = match std::env::var(OFF_ENV) {
+            Err(_) => Vec::new(),
+            Ok(text) if text.trim() == "all" => Layer::ALL.to_vec(),
+            Ok(text) => text
+                .split(',')
+                .filter_map(|n| Layer::from_name(n.trim()))
+                .collect(),
+        };
+        JailOptions { off }
     }
-    text.split(',')
-        .filter_map(|n| Layer::from_name(n.trim()))
-        .collect()
 }
 
 /// A fresh 128-bit nonce in hex (getrandom; the clock only if that fails).
