@@ -53,7 +53,8 @@ pub fn section(v: &View, cand: &str, d: &mut Doc) {
         "hash/XOF share (profile, time)",
     ]);
     let mut varying = Vec::new();
-    let mut aware = Vec::new();
+    // One entry per instance, decided on the label (not on the text built from it).
+    let mut aware: Vec<(&str, String)> = Vec::new();
     for r in &recs {
         let key = r.operation.key(r.input_bytes);
         let s = match (&r.status, &r.summary) {
@@ -85,15 +86,14 @@ pub fn section(v: &View, cand: &str, d: &mut Doc) {
         if !s.constant_ir {
             varying.push(format!("{} {key}", r.label));
         }
-        if r.valgrind_aware()
-            && !aware
-                .iter()
-                .any(|a: &String| a.starts_with(&format!("{} (", r.label)))
-        {
-            aware.push(format!(
-                "{} ({} client request(s))",
-                r.label,
-                r.client_requests.as_ref().map_or(0, |c| c.found)
+        if r.valgrind_aware() && !aware.iter().any(|(label, _)| *label == r.label) {
+            aware.push((
+                &r.label,
+                format!(
+                    "{} ({} client request(s))",
+                    r.label,
+                    r.client_requests.as_ref().map_or(0, |c| c.found)
+                ),
             ));
         }
         let range = if s.constant_ir {
@@ -132,7 +132,11 @@ pub fn section(v: &View, cand: &str, d: &mut Doc) {
     if !aware.is_empty() {
         d.para(format!(
             "valgrind-aware: the library of {} contains valgrind client requests (the fixed instruction sequence of valgrind.h): it can tell whether it runs under valgrind, so its counts may describe what it chose to do there.",
-            aware.join(", ")
+            aware
+                .iter()
+                .map(|(_, text)| text.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
 }

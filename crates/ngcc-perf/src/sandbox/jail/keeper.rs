@@ -150,7 +150,11 @@ fn read_messages(r: OwnedFd, early: &Report, started: Instant) -> (Vec<Msg>, f64
             ready_s = started.elapsed().as_secs_f64();
             let mut r = early.clone();
             r.setup_s = ready_s;
-            with_applied(&mut r.containment, &mut r.limits, a);
+            let mut missing = Vec::new();
+            with_applied(&mut r.containment, &mut r.limits, a, &mut missing);
+            r.containment
+                .missing
+                .extend(missing.into_iter().map(|(_, m)| m));
             r.containment.layers.sort();
             send_report(&r);
         }
@@ -313,21 +317,27 @@ fn failed(error: String) -> Report {
     }
 }
 
-/// Folds the worker's own layers into the report.
-fn with_applied(c: &mut Containment, limits: &mut String, a: &Applied) {
+/// Folds the worker's own layers into the report; the layers it could not apply go to
+/// `missing` with their layer, so the caller can decide on the layer, never on the line.
+fn with_applied(
+    c: &mut Containment,
+    limits: &mut String,
+    a: &Applied,
+    missing: &mut Vec<(Layer, String)>,
+) {
     *limits = a.limits.clone();
     if let Some(abi) = a.landlock_abi {
         c.layers.push(Layer::Landlock);
         c.landlock_abi = Some(abi);
     }
     if let Some(m) = &a.landlock_missing {
-        c.missing.push(format!("landlock: {m}"));
+        missing.push((Layer::Landlock, format!("landlock: {m}")));
     }
     if a.seccomp {
         c.layers.push(Layer::Seccomp);
     }
     if let Some(m) = &a.seccomp_missing {
-        c.missing.push(format!("seccomp: {m}"));
+        missing.push((Layer::Seccomp, format!("seccomp: {m}")));
     }
     if a.nproc {
         c.layers.push(Layer::Nproc);
@@ -336,11 +346,17 @@ fn with_applied(c: &mut Containment, limits: &mut String, a: &Applied) {
 
 fn finish(mut report: Report, msgs: Vec<Msg>, waited: Option<(WaitStatus, Usage)>) -> Report {
     let mut started_worker = false;
+    let mut missing = Vec::new();
     for m in msgs {
         match m {
             Msg::Applied(a) => {
                 started_worker = true;
-                with_applied(&mut report.containment, &mut report.limits, &a);
+                with_applied(
+                    &mut report.containment,
+                    &mut report.limits,
+                    &a,
+                    &mut missing,
+                );
             }
             Msg::Exit { status, usage } => {
                 report.worker_exit = Some(status);
@@ -362,7 +378,12 @@ fn finish(mut report: Report, msgs: Vec<Msg>, waited: Option<(WaitStatus, Usage)
             }
             Msg::PreExec(a) => {
                 let kept = std::mem::take(&mut report.limits);
-                with_applied(&mut report.containment, &mut report.limits, &a);
+                with_applied(
+                    &mut report.containment,
+                    &mut report.limits,
+                    &a,
+                    &mut missing,
+                );
                 report.limits = kept;
             }
             Msg::Ready | Msg::Isolated { .. } => {}
@@ -381,16 +402,15 @@ fn finish(mut report: Report, msgs: Vec<Msg>, waited: Option<(WaitStatus, Usage)
     }
     report.containment.layers.sort();
     report.containment.layers.dedup();
-    drop_covered(&mut report.containment);
+    // A layer applied before a tool's exec is in force even where the worker inside the tool
+    // could not apply it again: its "missing" line goes.
+    let c = &mut report.containment;
+    for (layer, line) in missing {
+        if !c.has(layer) {
+            c.missing.push(line);
+        }
+    }
     report
-}
-
-/// A layer applied before a tool's exec is in force even where the worker inside the tool
-/// could not apply it again: its "missing" line goes.
-fn drop_covered(c: &mut Containment) {
-    let (ll, sc) = (c.has(Layer::Landlock), c.has(Layer::Seccomp));
-    c.missing
-        .retain(|m| !(ll && m.starts_with("landlock:") || sc && m.starts_with("seccomp:")));
 }
 
 fn write_file(path: &str, text: &str) -> Result<(), String> {
