@@ -360,6 +360,8 @@ pub struct Built {
     pub ok: bool,
     /// First compiler/linker error line, for humans.
     pub error: Option<String>,
+    /// The link left symbols undefined (the flag-set fallback decides on this, not on `error`).
+    pub undefined_symbols: bool,
     /// The jail layers every call had.
     pub containment: Option<Containment>,
 }
@@ -395,6 +397,7 @@ impl Jail<'_> {
         Built {
             ok,
             error,
+            undefined_symbols: false,
             containment: self.layers.borrow().clone(),
         }
     }
@@ -459,7 +462,10 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
             if let Some(err) = ran.error {
                 let _ = std::fs::remove_file(&tmp_obj);
                 finish_log(paths, &log)?;
-                return Ok(jail.built(false, Some(err)));
+                return Ok(Built {
+                    undefined_symbols: ran.undefined_symbols,
+                    ..jail.built(false, Some(err))
+                });
             }
             if let (Some(c), Some(k), true) = (cache, &key, ran.silent) {
                 c.put(k, &tmp_obj);
@@ -480,10 +486,14 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
         .arg("-o")
         .arg(&tmp);
     cmd.args(&objects).args(&plan.ldlibs).arg("-lm");
-    if let Some(err) = run_logged(&mut cmd, &mut log, &jail, &tmp)?.error {
+    let ran = run_logged(&mut cmd, &mut log, &jail, &tmp)?;
+    if let Some(err) = ran.error {
         let _ = std::fs::remove_file(&tmp);
         finish_log(paths, &log)?;
-        return Ok(jail.built(false, Some(err)));
+        return Ok(Built {
+            undefined_symbols: ran.undefined_symbols,
+            ..jail.built(false, Some(err))
+        });
     }
     std::fs::rename(&tmp, &paths.library)
         .with_context(|| format!("installing {}", paths.library.display()))?;
@@ -504,6 +514,8 @@ fn finish_log(paths: &Paths, log: &str) -> Result<()> {
 struct Ran {
     /// Its error summary when it failed.
     error: Option<String>,
+    /// It failed naming undefined symbols.
+    undefined_symbols: bool,
     /// It printed nothing.
     silent: bool,
 }
@@ -579,11 +591,13 @@ fn run_logged(cmd: &mut Command, log: &mut String, jail: &Jail, output: &Path) -
     if out.success() {
         return Ok(Ran {
             error: None,
+            undefined_symbols: false,
             silent,
         });
     }
     let failed = |why: String| Ran {
         error: Some(why),
+        undefined_symbols: false,
         silent,
     };
     if let Some(why) = out.bound_hit(&program_name(cmd)) {
@@ -614,11 +628,14 @@ fn run_logged(cmd: &mut Command, log: &mut String, jail: &Jail, output: &Path) -
     if let Some(status) = out.status {
         writeln!(log, "exit status: {status}")?;
     }
-    Ok(failed(first))
+    Ok(Ran {
+        undefined_symbols: !undefined.is_empty(),
+        ..failed(first)
+    })
 }
 
-/// How a build error that names undefined symbols begins (the flag-set fallback reads it).
-pub const UNDEFINED_SYMBOLS: &str = "undefined symbols: ";
+/// How a build error that names undefined symbols begins.
+const UNDEFINED_SYMBOLS: &str = "undefined symbols: ";
 
 /// Every symbol the linker reports undefined (`undefined reference to `f'`), once each, in
 /// order.

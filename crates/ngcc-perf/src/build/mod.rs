@@ -33,8 +33,19 @@ pub struct BuildOptions {
     pub limits: BuildLimits,
 }
 
+/// One build attempt: its entry and what a caller decides on.
+#[derive(Debug)]
+pub struct Attempt {
+    /// The new entry (the previous one when cached).
+    pub entry: BuildEntry,
+    /// Work was done (false: the cached entry was kept).
+    pub worked: bool,
+    /// The link left symbols undefined: another flag set may resolve them.
+    pub undefined_symbols: bool,
+}
+
 /// Builds one instance with `flag_set` unless the same inputs already produced the library
-/// on disk. Returns the new entry (the previous one when cached) and whether work was done.
+/// on disk.
 pub fn build_instance(
     run: &RunDir,
     cand: &Candidate,
@@ -42,7 +53,12 @@ pub fn build_instance(
     flag_set: FlagSet,
     previous: Option<&BuildEntry>,
     options: &BuildOptions,
-) -> Result<(BuildEntry, bool)> {
+) -> Result<Attempt> {
+    let attempt = |entry, worked| Attempt {
+        entry,
+        worked,
+        undefined_symbols: false,
+    };
     let paths = Paths::new(&run.root, &cand.id, &inst.label);
     let mut entry = BuildEntry {
         candidate: cand.id.clone(),
@@ -65,7 +81,7 @@ pub fn build_instance(
         Err(e) => {
             entry.build_status = Some(BuildStatus::Failed);
             entry.build_error = Some(format!("{e:#}"));
-            return Ok((entry, true));
+            return Ok(attempt(entry, true));
         }
     };
     if let Some(prev) = previous
@@ -79,7 +95,7 @@ pub fn build_instance(
         let mut kept = prev.clone();
         kept.security_target = inst.security_target;
         kept.representative = inst.representative;
-        return Ok((kept, false));
+        return Ok(attempt(kept, false));
     }
     entry.cache_key = Some(plan.cache_key.clone());
     entry.build_flags = Some(plan.flag_string());
@@ -118,7 +134,11 @@ pub fn build_instance(
         entry.build_error = built.error;
         let _ = std::fs::remove_file(&paths.library);
     }
-    Ok((entry, true))
+    Ok(Attempt {
+        entry,
+        worked: true,
+        undefined_symbols: built.undefined_symbols,
+    })
 }
 
 /// The helper files of a plan as build.json records them, with their hashes.

@@ -91,7 +91,8 @@ pub fn build_with_fallback(
             .ok()
             .map(|p| p.cache_key);
         if guide_key.is_some() && prev.guide_cache_key == guide_key {
-            let (entry, worked) = build_instance(run, cand, inst, set, Some(prev), options)?;
+            let a = build_instance(run, cand, inst, set, Some(prev), options)?;
+            let (entry, worked) = (a.entry, a.worked);
             let entry = if worked {
                 keep_guide(entry, prev)
             } else {
@@ -100,8 +101,8 @@ pub fn build_with_fallback(
             return Ok((entry, worked));
         }
     }
-    let (entry, worked) =
-        build_instance(run, cand, inst, FlagSet::Guide, previous.as_ref(), options)?;
+    let a = build_instance(run, cand, inst, FlagSet::Guide, previous.as_ref(), options)?;
+    let (entry, worked) = (a.entry, a.worked);
     if entry.is_built() {
         return Ok((entry, worked));
     }
@@ -120,23 +121,20 @@ pub fn fallback(
     // Keep the guide attempt's log: it says why the guide flags were not used.
     let paths = Paths::new(&run.root, &cand.id, &inst.label);
     let kept = std::fs::rename(&paths.log, &paths.guide_log).is_ok() || paths.guide_log.is_file();
-    let (mut entry, _) = build_instance(run, cand, inst, FlagSet::HarnessDefault, None, options)?;
+    let harness = build_instance(run, cand, inst, FlagSet::HarnessDefault, None, options)?;
+    let mut entry = harness.entry;
     // Undefined symbols at the harness defaults: C99 plain `inline` without an external
     // definition is the usual cause; one more try with gnu89 inline semantics (labelled).
-    if !entry.is_built()
-        && entry
-            .build_error
-            .as_deref()
-            .is_some_and(|e| e.starts_with(instance::UNDEFINED_SYMBOLS))
-    {
-        let (third, _) = build_instance(
+    if !entry.is_built() && harness.undefined_symbols {
+        let third = build_instance(
             run,
             cand,
             inst,
             FlagSet::HarnessDefaultGnu89Inline,
             None,
             options,
-        )?;
+        )?
+        .entry;
         if third.is_built() {
             entry = third;
         }

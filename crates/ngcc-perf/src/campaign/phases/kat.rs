@@ -108,7 +108,7 @@ fn kat_with_fallback(
             .as_ref()
             .is_some_and(|g| !matches!(g, KatStatus::BuildFail | KatStatus::Timeout));
     if stale && guide_kat_failed {
-        let (guide, _) = build_instance(run, &s.cand, &s.inst, FlagSet::Guide, None, build)?;
+        let guide = build_instance(run, &s.cand, &s.inst, FlagSet::Guide, None, build)?.entry;
         if guide.is_built() {
             entry = guide;
         }
