@@ -10,6 +10,7 @@
 pub mod jail;
 pub mod tool;
 
+use crate::dataset::schema::WaitStatus;
 use anyhow::{Context, Result};
 use serde::Serialize;
 use serde_json::Value;
@@ -252,7 +253,47 @@ pub(crate) fn launch(
     admits: &dyn Fn(&Value) -> bool,
     output_cap: usize,
 ) -> Result<(Outcome, Vec<jail::ExecRecord>)> {
-    use crate::dataset::schema::{Observed, Usage, WaitStatus as W};
+    let started = start_keeper(order, output_cap)?;
+    let waited = wait_or_stop(started.pid, spec.timeout);
+    // Anything left in the group (the jail's proxy and worker) goes now.
+    // SAFETY: a signal to our own child's process group.
+    unsafe { libc::kill(-started.pid, libc::SIGKILL) };
+    let wall_s = started.start.elapsed().as_secs_f64();
+    let said = drain(started.pipes);
+    judge(
+        order,
+        admits,
+        started.pid,
+        started.command,
+        waited,
+        wall_s,
+        said,
+    )
+}
+
+/// The keeper, running, and the pipes being read from it.
+struct Started {
+    pid: libc::pid_t,
+    start: Instant,
+    /// The command line, as records show it.
+    command: Vec<String>,
+    pipes: Pipes,
+}
+
+/// The keeper's four outputs, each read by a thread of its own into a capped buffer.
+struct Pipes {
+    stdout: Captured,
+    stderr: Captured,
+    /// fd 3: the worker's result (data from the jail).
+    result: Captured,
+    /// fd 4: the keeper's reports (trusted).
+    trusted: Captured,
+}
+
+/// Spawns `ngcc-perf __child` in a process group of its own (dies with us), with the
+/// order on its stdin, the result channel at fd 3 and the keeper's reports at fd 4, and
+/// starts reading them.
+fn start_keeper(order: &jail::Order, output_cap: usize) -> Result<Started> {
     let exe = match EXE.get() {
         Some(p) => p.clone(),
         None => std::env::current_exe().context("locating the ngcc-perf executable")?,
@@ -298,12 +339,33 @@ pub(crate) fn launch(
         let _ = std::io::Write::write_all(&mut std::fs::File::from(order_w), &order_text);
     });
     let pid = child.id() as i32;
-    let out_buf = capture(child.stdout.take(), output_cap, true);
-    let err_buf = capture(child.stderr.take(), output_cap, true);
-    // The result is data from the jail, which could flood it: cap it too (generously).
-    let res_buf = capture(Some(std::fs::File::from(read_end)), 256 << 20, false);
-    // The keeper's reports (a traced tool run's carry every exec).
-    let trusted_buf = capture(Some(std::fs::File::from(trusted_r)), 64 << 20, false);
+    let pipes = Pipes {
+        stdout: capture(child.stdout.take(), output_cap, true),
+        stderr: capture(child.stderr.take(), output_cap, true),
+        // The result is data from the jail, which could flood it: cap it too (generously).
+        result: capture(Some(std::fs::File::from(read_end)), 256 << 20, false),
+        // The keeper's reports (a traced tool run's carry every exec).
+        trusted: capture(Some(std::fs::File::from(trusted_r)), 64 << 20, false),
+    };
+    Ok(Started {
+        pid,
+        start,
+        command,
+        pipes,
+    })
+}
+
+/// How the wait for the keeper ended.
+struct Waited {
+    /// wait4's return value, the wait status and the tree's rusage (`None`: never reaped).
+    wait4: Option<(libc::pid_t, i32, libc::rusage)>,
+    /// The job ran into its timeout and was stopped.
+    timed_out: bool,
+}
+
+/// Waits for the keeper at most `timeout`; then asks it to stop the job, and kills its
+/// whole process group if it has not ended [`STOP_GRACE_S`] later.
+fn wait_or_stop(pid: libc::pid_t, timeout: Duration) -> Waited {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut status = 0;
@@ -312,7 +374,7 @@ pub(crate) fn launch(
         let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
         let _ = tx.send((rc, status, ru));
     });
-    let (waited, timed_out) = match rx.recv_timeout(spec.timeout) {
+    let (wait4, timed_out) = match rx.recv_timeout(timeout) {
         Ok(w) => (Some(w), false),
         Err(_) => {
             // The keeper kills and reaps the jail, so its CPU time is in our wait4; if the
@@ -328,47 +390,89 @@ pub(crate) fn launch(
             }
         }
     };
-    // Anything left in the group (the jail's proxy and worker) goes now.
-    unsafe { libc::kill(-pid, libc::SIGKILL) };
-    let wall_s = start.elapsed().as_secs_f64();
+    Waited { wait4, timed_out }
+}
+
+/// What the keeper's pipes held once it ended.
+struct Said {
+    /// Candidate output, terminal controls written out; stderr ends with a note when a
+    /// pipe was still held open.
+    stdout: String,
+    stderr: String,
+    /// The result channel's raw bytes (judged by `jail::channel::parse`).
+    result: String,
+    /// The keeper's report lines.
+    trusted: String,
+}
+
+fn drain(pipes: Pipes) -> Said {
     // A process that left the group could hold a pipe forever: read for a bounded time
     // only, then keep what arrived.
     let deadline = Instant::now() + Duration::from_secs(DRAIN_S);
-    let (stdout, held1) = out_buf.finish(deadline);
-    let (stderr, held2) = err_buf.finish(deadline);
+    let (stdout, held1) = pipes.stdout.finish(deadline);
+    let (stderr, held2) = pipes.stderr.finish(deadline);
     // Candidate output is evidence only: kept with terminal controls written out, so no
     // log, record or console that shows it can be steered by ESC/OSC bytes.
     let stdout = crate::util::text::terminal(&stdout);
     let mut stderr = crate::util::text::terminal(&stderr);
-    let (raw, held3) = res_buf.finish(deadline);
-    let (trusted, _) = trusted_buf.finish(deadline);
+    let (result, held3) = pipes.result.finish(deadline);
+    let (trusted, _) = pipes.trusted.finish(deadline);
     if held1 || held2 || held3 {
         stderr.push_str(
             "\n[ngcc-perf: output pipes still open after the child ended: a process escaped \
              the process group and was not killed]\n",
         );
     }
-    // The keeper's last report counts (an early one says what a killed job had).
-    let mut report: Option<jail::Report> = trusted
-        .lines()
-        .rev()
-        .find_map(|l| serde_json::from_str(l).ok());
-    let keeper_exit = match waited {
-        Some((rc, status, _)) if rc == pid => Some(W::from_raw(status)),
-        _ => None,
-    };
-    let tree_usage = waited
-        .map(|(_, _, ru)| Usage::from_rusage(&ru))
-        .unwrap_or_default();
-    let worker_exit = report.as_ref().and_then(|r| r.worker_exit);
-    let exit = match (timed_out, worker_exit, keeper_exit) {
+    Said {
+        stdout,
+        stderr,
+        result,
+        trusted,
+    }
+}
+
+/// How a job ended: its timeout first, then the worker's status as the keeper saw it,
+/// then the keeper's own (a keeper that ended 0 without a worker status is no answer).
+fn exit_of(timed_out: bool, worker: Option<WaitStatus>, keeper: Option<WaitStatus>) -> Exit {
+    use WaitStatus as W;
+    match (timed_out, worker, keeper) {
         (true, _, _) => Exit::Timeout,
         (false, Some(W::Code(c)), _) => Exit::Code(c),
         (false, Some(W::Signal(s)), _) => Exit::Signal(s),
         (false, None, Some(W::Signal(s))) => Exit::Signal(s),
         (false, None, Some(W::Code(c))) if c != 0 => Exit::Code(c),
         _ => Exit::Code(-1),
+    }
+}
+
+/// The job's outcome from what was observed of it: the keeper's last report, the wait,
+/// and the result channel read against the order's nonce and what the job admits.
+fn judge(
+    order: &jail::Order,
+    admits: &dyn Fn(&Value) -> bool,
+    pid: libc::pid_t,
+    command: Vec<String>,
+    waited: Waited,
+    wall_s: f64,
+    said: Said,
+) -> Result<(Outcome, Vec<jail::ExecRecord>)> {
+    use crate::dataset::schema::{Observed, Usage};
+    let Waited { wait4, timed_out } = waited;
+    // The keeper's last report counts (an early one says what a killed job had).
+    let mut report: Option<jail::Report> = said
+        .trusted
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok());
+    let keeper_exit = match wait4 {
+        Some((rc, status, _)) if rc == pid => Some(WaitStatus::from_raw(status)),
+        _ => None,
     };
+    let tree_usage = wait4
+        .map(|(_, _, ru)| Usage::from_rusage(&ru))
+        .unwrap_or_default();
+    let worker_exit = report.as_ref().and_then(|r| r.worker_exit);
+    let exit = exit_of(timed_out, worker_exit, keeper_exit);
     let jail_error = match &report {
         None if !timed_out => Some("the jail's keeper sent no report".to_string()),
         Some(r) if !timed_out => r.error.clone(),
@@ -385,7 +489,7 @@ pub(crate) fn launch(
             format!("{}; jail: {}", r.limits, containment.text())
         }
     });
-    let parsed = jail::channel::parse(raw.as_bytes(), &order.nonce, admits);
+    let parsed = jail::channel::parse(said.result.as_bytes(), &order.nonce, admits);
     let result = match parsed.result {
         Some(mut obj) => {
             // What the worker says about its sandbox is replaced by what the keeper saw.
@@ -414,8 +518,8 @@ pub(crate) fn launch(
         .unwrap_or_default();
     let outcome = Outcome {
         exit,
-        stdout,
-        stderr,
+        stdout: said.stdout,
+        stderr: said.stderr,
         result,
         sandbox,
         crash: parsed.crash.as_deref().map(CrashNote::parse),
@@ -517,4 +621,26 @@ fn capture<R: Read + Send + 'static>(stream: Option<R>, cap: usize, tell: bool) 
 /// Parses the child's JSON result; a missing or broken one is an error with context.
 pub fn parse_result<T: serde::de::DeserializeOwned>(outcome: &Outcome) -> Result<T> {
     serde_json::from_slice(&outcome.result).context("child sent no valid result")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use WaitStatus as W;
+
+    #[test]
+    fn a_timeout_wins_then_the_workers_status_then_a_failing_keepers() {
+        let seg = Some(W::Signal(libc::SIGSEGV));
+        assert_eq!(exit_of(true, Some(W::Code(0)), None), Exit::Timeout);
+        assert_eq!(exit_of(false, Some(W::Code(3)), seg), Exit::Code(3));
+        assert_eq!(
+            exit_of(false, seg, Some(W::Code(0))),
+            Exit::Signal(libc::SIGSEGV)
+        );
+        assert_eq!(exit_of(false, None, seg), Exit::Signal(libc::SIGSEGV));
+        assert_eq!(exit_of(false, None, Some(W::Code(2))), Exit::Code(2));
+        // A keeper that ended well without a worker status, or was never reaped: no answer.
+        assert_eq!(exit_of(false, None, Some(W::Code(0))), Exit::Code(-1));
+        assert_eq!(exit_of(false, None, None), Exit::Code(-1));
+    }
 }

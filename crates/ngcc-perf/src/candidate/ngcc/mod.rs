@@ -706,92 +706,9 @@ fn instance(
         }
         dir = d.parent();
     }
-    // Sources.
-    let mut include_dirs: Vec<(PathBuf, String)> = Vec::new();
-    let mut sources: Vec<(PathBuf, String)> = Vec::new();
-    match &chosen {
-        Some((model, prog, _, _)) => {
-            let file = model
-                .file
-                .file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
-            for s in &prog.sources {
-                let mut p = PathBuf::from(&s.value);
-                if p.extension().is_some_and(|e| e == "o" || e == "obj") {
-                    p = p.with_extension("c");
-                }
-                if !p.is_file() {
-                    f.dropped.push(format!(
-                        "{} (named by {file}, not in the package)",
-                        p.file_name().unwrap_or_default().to_string_lossy()
-                    ));
-                    continue;
-                }
-                if sources.iter().any(|(q, _)| *q == p) {
-                    continue;
-                }
-                let rel = p
-                    .strip_prefix(root)
-                    .map(Path::to_path_buf)
-                    .unwrap_or_else(|_| PathBuf::from(p.file_name().unwrap_or_default()));
-                if excluded_path(&rel) {
-                    if defines_main(&p, package) || is_kat_driver(&s.value) {
-                        f.dropped.push(format!(
-                            "{} (KAT driver, main, test or benchmark)",
-                            rel.display()
-                        ));
-                        continue;
-                    }
-                    // Named like a test but library code the KAT program links: kept, as
-                    // extra_sources (never filtered).
-                    f.extra_sources.push(Noted {
-                        value: format!(
-                            "${{PACKAGE}}/{}",
-                            p.strip_prefix(package).unwrap_or(&p).display()
-                        ),
-                        note: format!(
-                            "named like a test, but {} links it and it has no main()",
-                            prog.name
-                        ),
-                    });
-                    continue;
-                }
-                sources.push((p, s.from.clone()));
-            }
-            for i in &prog.includes {
-                include_dirs.push((PathBuf::from(&i.value), i.from.clone()));
-            }
-            for d in &prog.defines {
-                inst.defines.push(d.value.clone());
-                f.defines.push(Noted {
-                    value: d.value.clone(),
-                    note: d.from.clone(),
-                });
-            }
-            for c in &prog.cflags {
-                inst.cflags.push(c.value.clone());
-                f.cflags.push(Noted {
-                    value: c.value.clone(),
-                    note: c.from.clone(),
-                });
-            }
-            for l in &prog.ldlibs {
-                inst.ldlibs.push(l.value.clone());
-                f.ldlibs.push(Noted {
-                    value: l.value.clone(),
-                    note: l.from.clone(),
-                });
-            }
-            if !prog.dropped.is_empty() {
-                f.dropped.push(format!(
-                    "flags {} (ngcc-perf's fixed flag sets apply)",
-                    prog.dropped.join(" ")
-                ));
-            }
-            f.sources_why = format!("{} of {}", prog.name, file);
-        }
+    let chosen_prog = chosen.as_ref().map(|(model, prog, _, _)| (model, prog));
+    let mut from = match chosen_prog {
+        Some((model, prog)) => program_sources(&mut f, &mut inst, model, prog, root, package),
         None => {
             f.build = if seen.is_empty() {
                 "no build file: every C file of the folder".into()
@@ -801,31 +718,199 @@ fn instance(
                     seen.join(", ")
                 )
             };
+            Sources::default()
         }
-    }
+    };
     // Without a program: every C file (the default glob, or below src/ trees).
     let direct_c = c_files(root, false);
     if chosen.is_none() {
-        let all = c_files(root, true);
-        if direct_c.is_empty() && !all.is_empty() {
-            inst.sources = vec!["**/*.c".into()];
-            f.sources = Some(vec![Noted {
-                value: "**/*.c".into(),
-                note: "no C file directly in the folder: every one below it (KAT drivers, mains, tests and benchmarks are never compiled)".into(),
-            }]);
-            for d in header_dirs(root) {
-                include_dirs.push((d, "a folder with headers".into()));
-            }
-            sources = all.into_iter().map(|p| (p, String::new())).collect();
-        } else {
-            sources = direct_c
-                .iter()
-                .map(|p| (p.clone(), String::new()))
-                .collect();
-        }
-        f.sources_why = "the default glob *.c, *.S (minus KAT drivers, mains, tests)".into();
+        from = default_sources(&mut f, &mut inst, root, &direct_c, from.include_dirs);
     }
-    // The package's own helpers are linked whenever it has them.
+    link_helpers(
+        &mut f,
+        &mut from.files,
+        kind,
+        root,
+        official,
+        chosen_prog.map(|(_, p)| p),
+    );
+    list_sources(
+        &mut f,
+        &mut inst,
+        &from.files,
+        &direct_c,
+        root,
+        package,
+        observed.is_some(),
+        chosen.is_some(),
+    );
+    list_includes(&mut f, &mut inst, from.include_dirs, folder, root, package);
+    // The shim includes the header by name; only unusual names need saying.
+    if let Some(name) = unusual_header(kind, folder) {
+        inst.header = Some(name.clone());
+        f.header = Some(name);
+    }
+    let scan = own_drng(&mut f, &mut inst, &from.files, root, package);
+    if from.files.is_empty() && f.sources.is_none() {
+        f.problems
+            .push(format!("no C sources in {}", folder.rel.display()));
+    }
+    // What the library is built from, by content (for the identical-builds check).
+    let mut digests: Vec<String> = scan.iter().filter_map(|p| sha256_file(p).ok()).collect();
+    digests.sort();
+    f.digest = digests.join(",");
+    f.instance = inst;
+    f.chosen = chosen.is_some();
+    f
+}
+
+/// The C files an instance is built from and the include folders its build names, each
+/// with where it came from (the build file's words, or empty).
+#[derive(Default)]
+struct Sources {
+    files: Vec<(PathBuf, String)>,
+    include_dirs: Vec<(PathBuf, String)>,
+}
+
+/// The sources, include folders, defines, flags and libraries of the chosen program;
+/// files it names that are not in the package, drivers and unusable flags are dropped,
+/// saying so.
+fn program_sources(
+    f: &mut Found,
+    inst: &mut Instance,
+    model: &BuildModel,
+    prog: &Program,
+    root: &Path,
+    package: &Path,
+) -> Sources {
+    let mut out = Sources::default();
+    let file = model
+        .file
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    for s in &prog.sources {
+        let mut p = PathBuf::from(&s.value);
+        if p.extension().is_some_and(|e| e == "o" || e == "obj") {
+            p = p.with_extension("c");
+        }
+        if !p.is_file() {
+            f.dropped.push(format!(
+                "{} (named by {file}, not in the package)",
+                p.file_name().unwrap_or_default().to_string_lossy()
+            ));
+            continue;
+        }
+        if out.files.iter().any(|(q, _)| *q == p) {
+            continue;
+        }
+        let rel = p
+            .strip_prefix(root)
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|_| PathBuf::from(p.file_name().unwrap_or_default()));
+        if excluded_path(&rel) {
+            if defines_main(&p, package) || is_kat_driver(&s.value) {
+                f.dropped.push(format!(
+                    "{} (KAT driver, main, test or benchmark)",
+                    rel.display()
+                ));
+                continue;
+            }
+            // Named like a test but library code the KAT program links: kept, as
+            // extra_sources (never filtered).
+            f.extra_sources.push(Noted {
+                value: format!(
+                    "${{PACKAGE}}/{}",
+                    p.strip_prefix(package).unwrap_or(&p).display()
+                ),
+                note: format!(
+                    "named like a test, but {} links it and it has no main()",
+                    prog.name
+                ),
+            });
+            continue;
+        }
+        out.files.push((p, s.from.clone()));
+    }
+    for i in &prog.includes {
+        out.include_dirs
+            .push((PathBuf::from(&i.value), i.from.clone()));
+    }
+    for d in &prog.defines {
+        inst.defines.push(d.value.clone());
+        f.defines.push(Noted {
+            value: d.value.clone(),
+            note: d.from.clone(),
+        });
+    }
+    for c in &prog.cflags {
+        inst.cflags.push(c.value.clone());
+        f.cflags.push(Noted {
+            value: c.value.clone(),
+            note: c.from.clone(),
+        });
+    }
+    for l in &prog.ldlibs {
+        inst.ldlibs.push(l.value.clone());
+        f.ldlibs.push(Noted {
+            value: l.value.clone(),
+            note: l.from.clone(),
+        });
+    }
+    if !prog.dropped.is_empty() {
+        f.dropped.push(format!(
+            "flags {} (ngcc-perf's fixed flag sets apply)",
+            prog.dropped.join(" ")
+        ));
+    }
+    f.sources_why = format!("{} of {}", prog.name, file);
+    out
+}
+
+/// Without a program: the folder's C files (`direct_c`), or, when it has none directly,
+/// every C file below it (`**/*.c`) with every folder that has headers.
+fn default_sources(
+    f: &mut Found,
+    inst: &mut Instance,
+    root: &Path,
+    direct_c: &[PathBuf],
+    mut include_dirs: Vec<(PathBuf, String)>,
+) -> Sources {
+    let all = c_files(root, true);
+    let files = if direct_c.is_empty() && !all.is_empty() {
+        inst.sources = vec!["**/*.c".into()];
+        f.sources = Some(vec![Noted {
+            value: "**/*.c".into(),
+            note: "no C file directly in the folder: every one below it (KAT drivers, mains, tests and benchmarks are never compiled)".into(),
+        }]);
+        for d in header_dirs(root) {
+            include_dirs.push((d, "a folder with headers".into()));
+        }
+        all.into_iter().map(|p| (p, String::new())).collect()
+    } else {
+        direct_c
+            .iter()
+            .map(|p| (p.clone(), String::new()))
+            .collect()
+    };
+    f.sources_why = "the default glob *.c, *.S (minus KAT drivers, mains, tests)".into();
+    Sources {
+        files,
+        include_dirs,
+    }
+}
+
+/// The package's own ICCS helpers are linked whenever it has them (added to `sources`
+/// when the chosen program does not link them); `f.helpers` says where each comes from.
+fn link_helpers(
+    f: &mut Found,
+    sources: &mut Vec<(PathBuf, String)>,
+    kind: Kind,
+    root: &Path,
+    official: Option<&Path>,
+    chosen: Option<&Program>,
+) {
     let mut helper_notes = Vec::new();
     let wanted: &[&str] = if kind == Kind::Hash {
         &["drng.c"]
@@ -864,9 +949,7 @@ fn instance(
             (None, _) => format!("{name}: embedded"),
         };
         if added {
-            let by = chosen
-                .as_ref()
-                .map_or("the build file", |(_, p, _, _)| p.name.as_str());
+            let by = chosen.map_or("the build file", |p| p.name.as_str());
             note.push_str(&format!(
                 " (not linked by {by}; linked so that no other {name} is)"
             ));
@@ -874,7 +957,21 @@ fn instance(
         helper_notes.push(note);
     }
     f.helpers = helper_notes.join(", ");
-    // Write the sources: nothing when they are exactly the default glob.
+}
+
+/// Writes the sources into the instance: nothing when they are exactly the default glob,
+/// else each file in the folder as an escaped glob and each outside as an extra source.
+#[allow(clippy::too_many_arguments)]
+fn list_sources(
+    f: &mut Found,
+    inst: &mut Instance,
+    sources: &[(PathBuf, String)],
+    direct_c: &[PathBuf],
+    root: &Path,
+    package: &Path,
+    observed: bool,
+    chosen: bool,
+) {
     if inst.sources.is_empty() {
         let default: Vec<PathBuf> = direct_c
             .iter()
@@ -890,19 +987,19 @@ fn instance(
         def_sorted.sort();
         if mine == def_sorted {
             f.sources = None;
-            if chosen.is_some() {
+            if chosen {
                 f.sources_why =
                     format!("{} (the same files as the default glob *.c)", f.sources_why);
             }
         } else {
             let mut listed = Vec::new();
-            for (p, from) in &sources {
+            for (p, from) in sources {
                 let (text, inside) = manifest_path(p, root, package);
                 if inside {
                     inst.sources.push(glob::Pattern::escape(&text));
                     listed.push(Noted {
                         value: glob::Pattern::escape(&text),
-                        note: if from.contains("the package's own") || observed.is_some() {
+                        note: if from.contains("the package's own") || observed {
                             from.clone()
                         } else {
                             String::new()
@@ -924,7 +1021,18 @@ fn instance(
             inst.extra_sources.push(e.value.clone());
         }
     }
-    // Include folders: the instance folder, the build file's, the header's.
+}
+
+/// Include folders: the instance folder, the build file's, the header's (none written
+/// when only the instance folder is left).
+fn list_includes(
+    f: &mut Found,
+    inst: &mut Instance,
+    mut include_dirs: Vec<(PathBuf, String)>,
+    folder: &Folder,
+    root: &Path,
+    package: &Path,
+) {
     let header_dir = folder.header.parent().filter(|p| !p.as_os_str().is_empty());
     if let Some(h) = header_dir {
         include_dirs.push((root.join(h), "the folder of the instance header".into()));
@@ -953,7 +1061,10 @@ fn instance(
             f.include.clear();
         }
     }
-    // The shim includes the header by name; only unusual names need saying.
+}
+
+/// The instance header's name when it is not the kind's usual one.
+fn unusual_header(kind: Kind, folder: &Folder) -> Option<String> {
     let name = folder
         .header
         .file_name()
@@ -966,13 +1077,21 @@ fn instance(
         Kind::Kex => "KEX_AlgorithmInstance.h",
         Kind::Hash => "CryptHash_AlgorithmInstance.h",
     };
-    if name != usual {
-        inst.header = Some(name.clone());
-        f.header = Some(name);
-    }
-    // The package's own drng_algorithm.
+    (name != usual).then_some(name)
+}
+
+/// The package's own drng_algorithm: looked for in the sources and the headers of the
+/// include folders (`-fcommon` when a header defines it). Returns the files looked at,
+/// sorted: what the library is built from.
+fn own_drng(
+    f: &mut Found,
+    inst: &mut Instance,
+    sources: &[(PathBuf, String)],
+    root: &Path,
+    package: &Path,
+) -> Vec<PathBuf> {
     let mut scan: Vec<PathBuf> = sources.iter().map(|(p, _)| p.clone()).collect();
-    let mut inc_dirs: Vec<PathBuf> = vec![root.clone()];
+    let mut inc_dirs: Vec<PathBuf> = vec![root.to_path_buf()];
     inc_dirs.extend(
         inst.include
             .iter()
@@ -1005,17 +1124,7 @@ fn instance(
             break;
         }
     }
-    if sources.is_empty() && f.sources.is_none() {
-        f.problems
-            .push(format!("no C sources in {}", folder.rel.display()));
-    }
-    // What the library is built from, by content (for the identical-builds check).
-    let mut digests: Vec<String> = scan.iter().filter_map(|p| sha256_file(p).ok()).collect();
-    digests.sort();
-    f.digest = digests.join(",");
-    f.instance = inst;
-    f.chosen = chosen.is_some();
-    f
+    scan
 }
 
 /// A reader's notes: problems (an include that leaves the package) and what was left out.
