@@ -56,6 +56,18 @@ fn fixed_addresses() -> bool {
     p >= 0 && p & libc::ADDR_NO_RANDOMIZE != 0
 }
 
+/// CPU seconds of this process (under callgrind: the tool's, which runs the library), so
+/// the slowdown does not grow with the host's load as the wall seconds do.
+fn process_cpu_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
 fn failed(mut out: CountOutput, e: impl Into<String>) -> CountOutput {
     out.status = ProcessStatus::Failed;
     out.error = Some(e.into());
@@ -106,6 +118,7 @@ pub fn run(job: &CountJob) -> CountOutput {
     out.seed = hex::encode_upper(perf_seed(job.seed_tweak));
     super::crash::stage(&op.name());
     let t0 = monotonic_raw_ns();
+    let c0 = process_cpu_s();
     for _ in 0..job.warmups {
         if let Err(e) = runner.call() {
             return failed(out, format!("warm-up operation failed: {e}"));
@@ -124,6 +137,7 @@ pub fn run(job: &CountJob) -> CountOutput {
         out.calls += 1;
     }
     out.work_s = (monotonic_raw_ns() - t0) as f64 / 1e9;
+    out.work_cpu_s = process_cpu_s() - c0;
     if let Err(e) = runner.check_guards() {
         return failed(out, format!("OVERFLOW: {e}"));
     }

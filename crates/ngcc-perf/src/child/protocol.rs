@@ -675,6 +675,9 @@ pub struct CountOutput {
     pub seed: String,
     #[serde(default)]
     pub work_s: f64,
+    /// CPU seconds of the same calls (the process's).
+    #[serde(default)]
+    pub work_cpu_s: f64,
     #[serde(default)]
     pub sandbox: String,
     /// Whether this process ran with address-space randomisation off, as read from its

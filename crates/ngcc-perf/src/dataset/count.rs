@@ -295,6 +295,9 @@ pub struct CountRecord {
     pub cpu_s: f64,
     #[serde(default)]
     pub work_s: f64,
+    /// The process's CPU seconds over the same calls (0 in records from before it existed).
+    #[serde(default)]
+    pub work_cpu_s: f64,
     #[serde(default)]
     pub sandbox: String,
     /// How the job's address space was laid out (the job read its own persona).

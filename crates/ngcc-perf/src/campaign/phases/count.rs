@@ -307,6 +307,7 @@ fn count_one(
     r.error = out.error.clone();
     r.seed = out.seed.clone();
     r.work_s = out.work_s;
+    r.work_cpu_s = out.work_cpu_s;
     r.setup = out.setup.clone();
     r.warmups = out.warmups.max(if r.status == ProcessStatus::Complete {
         0
