@@ -70,6 +70,37 @@ fn the_count_zoo_is_counted_marked_and_validated() {
     }
     assert!(stderr.contains("[the library contains valgrind client requests]"));
 
+    // Shards as a Slurm array runs them (`--build-from` the build run, `--shard K/2`): each
+    // counts its own instances, so the two together count every instance exactly once.
+    let mut counted = Vec::new();
+    for k in 1..=2 {
+        let shard_run = dir.join(format!("shard-{k}"));
+        let shard = format!("{k}/2");
+        let from = run.to_str().unwrap();
+        let args = [
+            "--build-from",
+            from,
+            "--shard",
+            &shard,
+            "--count-calls",
+            "2",
+        ];
+        campaign_ok("count", &zoo, &shard_run, &args);
+        for label in ["count-base", "count-loop", "count-branch", "count-forged"] {
+            if shard_run
+                .join(format!("count/zoo-count/{label}__enc.json"))
+                .is_file()
+            {
+                counted.push(label);
+            }
+        }
+    }
+    counted.sort();
+    assert_eq!(
+        counted,
+        ["count-base", "count-branch", "count-forged", "count-loop"]
+    );
+
     // The ct phase marks the forged taint result; its honest twin is flagged, not marked.
     let ct_args = [
         "--only",

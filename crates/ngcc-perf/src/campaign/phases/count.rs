@@ -50,7 +50,12 @@ counted call (CALLGRIND_DUMP_STATS_AT from the harness, not the library)";
 pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<()> {
     let build = run.load_build()?;
     let mut work = Vec::new();
-    for s in selected {
+    // A shard counts its own instances, as it times them (its run holds only their
+    // libraries): each count record then comes from one shard, which merge requires.
+    for s in selected
+        .iter()
+        .filter(|s| crate::campaign::shard::in_shard(&s.key(), settings.shard))
+    {
         let Some(e) = build.entry(&s.key()) else {
             eprintln!("count: skipping {}: not built", s.key());
             continue;
