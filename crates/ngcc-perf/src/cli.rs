@@ -1,6 +1,6 @@
 //! Command line: one subcommand per job; each module owns its own arguments.
 
-use crate::util::Failure;
+use crate::util::Exit;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -105,16 +105,16 @@ pub fn main() -> ExitCode {
                 "ngcc-perf: error: {} (see --help)",
                 msg.strip_prefix("error: ").unwrap_or(&msg)
             );
-            return ExitCode::from(2);
+            return Exit::Usage.into();
         }
     };
     match dispatch(cli.cmd) {
         Ok(code) => code,
         Err(err) => {
-            let code = err.downcast_ref::<Failure>().map(|f| f.code).unwrap_or(2);
+            let code = Exit::of(&err);
             let text = format!("{err:#}").replace('\n', " ");
             eprintln!("ngcc-perf: error: {text}");
-            ExitCode::from(code)
+            code.into()
         }
     }
 }

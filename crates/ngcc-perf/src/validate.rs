@@ -91,11 +91,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         println!("{line}");
     }
     println!("{}", outcome.summary_line());
-    Ok(if outcome.problems.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(crate::util::Exit::check(outcome.problems.is_empty()))
 }
 
 pub fn validate(dataset: &Path, catalog: &Path, pages: Option<&Path>) -> Result<Outcome> {

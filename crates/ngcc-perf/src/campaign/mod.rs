@@ -74,7 +74,7 @@ pub fn execute(settings: &Settings) -> Result<ExitCode> {
                 failing.len(),
                 failing.join(", ")
             );
-            return Ok(ExitCode::from(1));
+            return Ok(crate::util::Exit::CheckFailed.into());
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -72,7 +72,7 @@ mod tests {
     use super::*;
 
     fn code(e: anyhow::Error) -> u8 {
-        e.downcast_ref::<Failure>().map(|f| f.code).unwrap_or(0)
+        e.downcast_ref::<Failure>().map_or(0, |f| f.exit.code())
     }
 
     #[test]

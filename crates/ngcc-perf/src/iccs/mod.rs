@@ -143,10 +143,8 @@ pub fn run(args: IccsArgs) -> anyhow::Result<ExitCode> {
         IccsCmd::Pseudohash(a) => {
             let d = input::pseudohash_width(a.digest_bits)?;
             let m = input::message(&a.msg.hex, a.msg.bits)?;
-            let c = ffi::c_pseudohash(d as i32, &m.bytes, m.bits).map_err(|rc| Failure {
-                code: 1,
-                msg: format!("the C pseudohash({d}) returned {rc}"),
-            })?;
+            let c = ffi::c_pseudohash(d as i32, &m.bytes, m.bits)
+                .map_err(|rc| Failure::check(format!("the C pseudohash({d}) returned {rc}")))?;
             let model = pseudo::pseudohash(d, &m.bytes, m.bits)?;
             agree("pseudohash", &c, &model)?;
             println!("{}", hexs::upper(&c));
@@ -190,15 +188,11 @@ fn agree(what: &str, c: &[u8], model: &[u8]) -> anyhow::Result<()> {
     if c == model {
         return Ok(());
     }
-    Err(Failure {
-        code: 1,
-        msg: format!(
-            "{what}: the C helper and the Rust model disagree: C {} model {}",
-            abbrev(c),
-            abbrev(model)
-        ),
-    }
-    .into())
+    Err(Failure::check(format!(
+        "{what}: the C helper and the Rust model disagree: C {} model {}",
+        abbrev(c),
+        abbrev(model)
+    )))
 }
 
 /// Uppercase hex, long values cut to their first and last 16 bytes.

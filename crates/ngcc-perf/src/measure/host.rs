@@ -62,7 +62,7 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         info.kind.as_str(),
         info.overhead.1
     );
-    Ok(ExitCode::from(if problems.is_empty() { 0 } else { 1 }))
+    Ok(crate::util::Exit::check(problems.is_empty()))
 }
 
 // ---------------------------------------------------------------------------------------

@@ -547,11 +547,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         let failed = args
             .fail_above
             .is_some_and(|p| !super::compare_count::grew(&c, p).is_empty());
-        return Ok(if failed {
-            ExitCode::from(1)
-        } else {
-            ExitCode::SUCCESS
-        });
+        return Ok(crate::util::Exit::check(!failed));
     }
     let c = compare(&a, &b, args.time || args.counter == Counter::Time)?;
     let mut report = text(&c, &a_name, &b_name);
@@ -596,11 +592,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         );
     }
     super::site::print_stdout(&report);
-    Ok(if grown.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(crate::util::Exit::check(grown.is_empty()))
 }
 
 #[cfg(test)]
@@ -786,7 +778,10 @@ mod tests {
             "{msg}"
         );
         assert!(msg.contains("--time"), "{msg}");
-        assert_eq!(err.downcast_ref::<Failure>().map(|f| f.code), Some(2));
+        assert_eq!(
+            err.downcast_ref::<Failure>().map(|f| f.exit.code()),
+            Some(2)
+        );
         let t = compare(&a, &b, true).unwrap();
         assert_eq!(t.metric, Metric::Seconds);
         assert_eq!(t.rows.len(), 1);

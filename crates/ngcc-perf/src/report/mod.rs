@@ -166,11 +166,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
             pages.len(),
             differ.len()
         );
-        return Ok(if differ.is_empty() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        });
+        return Ok(crate::util::Exit::check(differ.is_empty()));
     }
     for p in &pages {
         crate::util::atomic_write(&args.out.join(&p.path), p.text.as_bytes())?;

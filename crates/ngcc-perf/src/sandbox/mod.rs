@@ -176,6 +176,13 @@ pub fn set_exe(path: PathBuf) {
 pub trait Job: Serialize {
     /// The job's files, as the orchestrator's paths.
     fn files(&self) -> jail::JobFiles;
+    /// The request as the worker receives it. A job whose worker takes its paths from
+    /// [`Job::files`] alone leaves them out here: the worker's memory (its request text and
+    /// the values parsed from it) then does not depend on where the orchestrator's run
+    /// directory is, so neither does the heap layout the library's own allocations meet.
+    fn request_value(&self) -> serde_json::Result<Value> {
+        serde_json::to_value(self)
+    }
     /// Whether the worker may report `result` (its JSON object) for this job: a failure it
     /// admits, or a plain "done, now judge my files and trials" — never a verdict.
     fn admits(&self, result: &Value) -> bool;
@@ -193,7 +200,7 @@ pub trait Job: Serialize {
 /// the layers the operator left on (`NGCC_PERF_JAIL_OFF`).
 pub fn run<J: Job>(spec: &Spec, request: &J) -> Result<Outcome> {
     let job = jail::JobSpec {
-        request: serde_json::to_value(request)?,
+        request: request.request_value()?,
         files: request.files(),
     };
     let options = jail::JailOptions::from_env();

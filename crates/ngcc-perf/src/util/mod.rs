@@ -1,11 +1,13 @@
 //! Small shared helpers: atomic file writes, hashing, JSON in the reference layout.
 
+pub mod exit;
 pub mod fsx;
 pub(crate) mod hexs;
 pub(crate) mod progress;
 pub mod text;
 pub(crate) mod time;
 
+pub use exit::{Exit, Failure};
 pub use fsx::{atomic_write, cache_home, read_json, sha256_file, sha256_hex, write_json};
 
 /// Last `n` characters of `s` (stderr kept in records and logs).
@@ -44,24 +46,6 @@ pub fn columns<R: AsRef<[String]>>(head: &[&str], rows: &[R]) -> Vec<String> {
     std::iter::once(line(&head))
         .chain(rows.iter().map(|r| line(r.as_ref())))
         .collect()
-}
-
-/// An error that carries its own exit code (e.g. 1 = "a check failed", 2 = bad input).
-#[derive(Debug, thiserror::Error)]
-#[error("{msg}")]
-pub struct Failure {
-    pub code: u8,
-    pub msg: String,
-}
-
-impl Failure {
-    pub fn usage(msg: impl Into<String>) -> anyhow::Error {
-        Failure {
-            code: 2,
-            msg: msg.into(),
-        }
-        .into()
-    }
 }
 
 #[cfg(test)]

@@ -74,7 +74,7 @@ pub fn selftest() -> anyhow::Result<ExitCode> {
         Ok(ExitCode::SUCCESS)
     } else {
         println!("{failed} check(s) failed");
-        Ok(ExitCode::from(1))
+        Ok(crate::util::Exit::CheckFailed.into())
     }
 }
 
