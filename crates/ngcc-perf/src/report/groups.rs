@@ -45,7 +45,8 @@ impl Kind {
         KINDS.into_iter().find(|k| k.key() == category)
     }
 
-    pub fn title(self) -> &'static str {
+    /// The kind's heading on the summary page (the site finds its charts' section by it).
+    pub const fn title(self) -> &'static str {
         match self {
             Kind::Kem => "Key encapsulation",
             Kind::Sign => "Digital signatures",

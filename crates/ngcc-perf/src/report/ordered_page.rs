@@ -16,6 +16,10 @@ use super::site::metric::Metric;
 use crate::dataset::catalog::SECURITY_TARGETS;
 use crate::dataset::schema::KatStatus;
 
+/// Headings the site and `ranks_of` find sections by (equality on one spelling).
+pub const ORDER: &str = "Order";
+pub const BOTH_ORDERS: &str = "Both orders";
+
 pub fn index_path(sys: &str) -> String {
     format!("performance/ordered_{sys}.md")
 }
@@ -236,9 +240,9 @@ pub fn render_group(v: &View, gs: &Groups, g: &Group) -> Doc {
     );
     d.list(method_items(kind, metric, g));
     for (item, value) in v.honesty_rows(v.ds.records.iter().map(|r| &r.record)) {
-        d.para(Inline::new().strong(item).text(": ").then(value));
+        d.para(Inline::new().strong(item.label()).text(": ").then(value));
     }
-    d.heading(2, "Order");
+    d.heading(2, ORDER);
     if g.rows.is_empty() {
         d.para("No candidate of this group has a representative with complete records.");
     } else {
@@ -407,7 +411,7 @@ pub fn ranks_of(markdown: &str) -> Vec<(String, String, String)> {
     let (mut in_order, mut in_table) = (false, false);
     for line in markdown.lines() {
         if line.starts_with("## ") {
-            in_order = line == "## Order";
+            in_order = line.strip_prefix("## ") == Some(ORDER);
             continue;
         }
         if in_order && line.starts_with("| rank ") {
@@ -667,7 +671,7 @@ pub fn render_across(va: &View, ga: &Groups, vb: &View, gb: &Groups) -> Vec<(Str
                 ratio_cell,
             ]);
         }
-        d.heading(2, "Both orders");
+        d.heading(2, BOTH_ORDERS);
         if cands.is_empty() {
             d.para("No candidate is ranked in this group on either system.");
         } else {

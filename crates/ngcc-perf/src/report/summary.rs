@@ -4,6 +4,7 @@
 
 use super::doc::{Cell, Doc, Inline, Table, code};
 use super::format::{self, DASH};
+use super::groups::Kind;
 use super::model::{self, HARNESS_URL, View, is_avx2, natural_cmp};
 use crate::dataset::load::LoadedRecord;
 use crate::dataset::schema::baseline::{CANDIDATE as ICCS, EMBEDDED};
@@ -29,19 +30,19 @@ struct Category {
 const PK_CATEGORIES: [Category; 3] = [
     Category {
         prefix: "sign",
-        title: "Digital signatures",
+        title: Kind::Sign.title(),
         ops: &["keygen", "sign", "verify"],
         size_heads: &["public key (B)", "signature (B)"],
     },
     Category {
         prefix: "kem",
-        title: "Key encapsulation",
+        title: Kind::Kem.title(),
         ops: &["keygen", "enc", "dec"],
         size_heads: &["public key (B)", "ciphertext (B)"],
     },
     Category {
         prefix: "kex",
-        title: "Key exchange",
+        title: Kind::Kex.title(),
         ops: &["exchange"],
         size_heads: &["bandwidth (bytes)"],
     },
@@ -158,9 +159,10 @@ pub fn render(v: &View) -> Result<Doc> {
         model::clock_text(env)
     ));
     for (item, value) in v.honesty_rows(v.ds.records.iter().map(|r| &r.record)) {
-        let what = match item.as_str() {
-            "host state" => " Host state: ",
-            _ => " Cycle counter: ",
+        let what = match item {
+            model::Honesty::HostState => " Host state: ",
+            // As published so far: the containment row too is introduced this way.
+            model::Honesty::Containment | model::Honesty::Counter => " Cycle counter: ",
         };
         intro = intro.text(what).then(value).text(".");
     }
@@ -305,7 +307,7 @@ pub fn render(v: &View) -> Result<Doc> {
         if has_baseline {
             iccs_section(v, &mut d);
         }
-        d.heading(2, "Hash functions");
+        d.heading(2, Kind::Hash.title());
         let mut t = if has_baseline {
             Table::new([
                 "id",

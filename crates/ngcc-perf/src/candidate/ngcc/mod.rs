@@ -637,76 +637,8 @@ fn instance(
         dir: dir_text,
         ..Instance::default()
     };
-    // Build files: the folder's own, else the nearest folder above that has one.
-    let mut chosen: Option<(BuildModel, Program, String, bool)> = None;
-    let mut seen: Vec<String> = Vec::new();
-    let mut dir = Some(root.as_path());
-    // Where the chosen program's ambiguity sits in `f.problems`: a better choice later
-    // removes it (by position, so no other problem is mistaken for it), keeping the order.
-    let mut ambiguity: Option<usize> = None;
-    if let Some((model, how)) = observed {
-        // The build's own programs: nothing is read from the build files.
-        dir = None;
-        if let Some(Selected {
-            program: prog,
-            why,
-            is_kat,
-            ambiguous,
-        }) = select(model, folder)
-        {
-            if let Some(a) = ambiguous {
-                ambiguity = Some(f.problems.len());
-                f.problems.push(a);
-            }
-            f.build = format!("{how}: {} ({why})", prog.name);
-            note_all(&mut f, &model.notes);
-            chosen = Some((model.clone(), prog.clone(), why, is_kat));
-        }
-    }
-    while let Some(d) = dir {
-        for (path, kind) in build_files(d) {
-            let model = match read_model(&path, kind, package) {
-                Ok(m) => m,
-                Err(e) => {
-                    f.problems.push(format!("{e:#}"));
-                    continue;
-                }
-            };
-            // Named from the instance folder: `Makefile`, `../Makefile`.
-            let rel = relative_to(&path, root);
-            seen.push(rel.clone());
-            if let Some(Selected {
-                program: prog,
-                why,
-                is_kat,
-                ambiguous,
-            }) = select(&model, folder)
-            {
-                // A KAT program found further up beats a library found nearer.
-                let better = chosen
-                    .as_ref()
-                    .is_none_or(|(_, _, _, was_kat)| !was_kat && is_kat);
-                if better {
-                    if let Some(i) = ambiguity.take() {
-                        f.problems.remove(i);
-                    }
-                    if let Some(a) = ambiguous {
-                        ambiguity = Some(f.problems.len());
-                        f.problems.push(a);
-                    }
-                    let prog = prog.clone();
-                    note_all(&mut f, &model.notes);
-                    f.build = format!("{}: {} ({why})", rel, prog.name);
-                    chosen = Some((model, prog, why, is_kat));
-                }
-            }
-        }
-        if chosen.is_some() || d == package {
-            break;
-        }
-        dir = d.parent();
-    }
-    let chosen_prog = chosen.as_ref().map(|(model, prog, _, _)| (model, prog));
+    let (chosen, seen) = choose_program(&mut f, folder, package, observed);
+    let chosen_prog = chosen.as_ref().map(|c| (&c.model, &c.prog));
     let mut from = match chosen_prog {
         Some((model, prog)) => program_sources(&mut f, &mut inst, model, prog, root, package),
         None => {
@@ -762,6 +694,102 @@ fn instance(
     f.instance = inst;
     f.chosen = chosen.is_some();
     f
+}
+
+/// The program an instance is built from, the build model that names it, and whether it is
+/// a KAT program (else the library).
+struct Chosen {
+    model: BuildModel,
+    prog: Program,
+    is_kat: bool,
+}
+
+/// The program of the instance: the observed build's, else from the folder's own build
+/// files, else the nearest folder's above that has one (a KAT program found further up
+/// beats a library found nearer). Also returns the build files read, named from the
+/// instance folder. Sets `f.build`, and adds the chosen model's notes and problems.
+fn choose_program(
+    f: &mut Found,
+    folder: &Folder,
+    package: &Path,
+    observed: Option<(&BuildModel, &str)>,
+) -> (Option<Chosen>, Vec<String>) {
+    let mut chosen: Option<Chosen> = None;
+    let mut seen: Vec<String> = Vec::new();
+    let root = &folder.root;
+    let mut dir = Some(root.as_path());
+    // Where the chosen program's ambiguity sits in `f.problems`: a better choice later
+    // removes it (by position, so no other problem is mistaken for it), keeping the order.
+    let mut ambiguity: Option<usize> = None;
+    if let Some((model, how)) = observed {
+        // The build's own programs: nothing is read from the build files.
+        dir = None;
+        if let Some(Selected {
+            program: prog,
+            why,
+            is_kat,
+            ambiguous,
+        }) = select(model, folder)
+        {
+            if let Some(a) = ambiguous {
+                ambiguity = Some(f.problems.len());
+                f.problems.push(a);
+            }
+            f.build = format!("{how}: {} ({why})", prog.name);
+            note_all(f, &model.notes);
+            chosen = Some(Chosen {
+                model: model.clone(),
+                prog: prog.clone(),
+                is_kat,
+            });
+        }
+    }
+    while let Some(d) = dir {
+        for (path, kind) in build_files(d) {
+            let model = match read_model(&path, kind, package) {
+                Ok(m) => m,
+                Err(e) => {
+                    f.problems.push(format!("{e:#}"));
+                    continue;
+                }
+            };
+            // Named from the instance folder: `Makefile`, `../Makefile`.
+            let rel = relative_to(&path, root);
+            seen.push(rel.clone());
+            if let Some(Selected {
+                program: prog,
+                why,
+                is_kat,
+                ambiguous,
+            }) = select(&model, folder)
+            {
+                // A KAT program found further up beats a library found nearer.
+                let better = chosen.as_ref().is_none_or(|was| !was.is_kat && is_kat);
+                if better {
+                    if let Some(i) = ambiguity.take() {
+                        f.problems.remove(i);
+                    }
+                    if let Some(a) = ambiguous {
+                        ambiguity = Some(f.problems.len());
+                        f.problems.push(a);
+                    }
+                    let prog = prog.clone();
+                    note_all(f, &model.notes);
+                    f.build = format!("{}: {} ({why})", rel, prog.name);
+                    chosen = Some(Chosen {
+                        model,
+                        prog,
+                        is_kat,
+                    });
+                }
+            }
+        }
+        if chosen.is_some() || d == package {
+            break;
+        }
+        dir = d.parent();
+    }
+    (chosen, seen)
 }
 
 /// The C files an instance is built from and the include folders its build names, each

@@ -24,14 +24,14 @@ pub fn render(site: &Site, s: &SystemSite, cand: &str, page: &Page) -> Result<St
             body.push_str(&other_systems(site, sys, cand, &path));
         }
         let heading = sec.heading.as_deref().unwrap_or("");
-        if heading.starts_with("4.") {
+        if heading == candidate_page::PERFORMANCE {
             body.push_str(&figures::candidate_bar_chart(s, cand));
-        } else if heading.starts_with("6.") {
+        } else if heading == candidate_page::OVERHEAD {
             let labels = s.view.labels(cand);
             let points = figures::size_points(s, cand, &labels);
             let title = format!("{cand} on {sys}: size against speed, by instance");
             body.push_str(&figures::size_chart(s, &title, cand, &points));
-        } else if heading == "Symmetric primitives" {
+        } else if heading == candidate_page::SYMMETRIC {
             body.push_str(&figures::share_chart(s, cand));
         }
         body.push_str("</section>\n");

@@ -19,7 +19,7 @@ pub mod summary;
 
 use crate::dataset::catalog::Catalogs;
 use crate::dataset::load::{self, Dataset};
-use crate::report::model::View;
+use crate::report::model::{Honesty, View};
 use crate::report::{Page, candidate_page, method, survey, system_of};
 use crate::util::Failure;
 use anyhow::{Context, Result};
@@ -120,12 +120,12 @@ pub fn banners(view: &View) -> Vec<Banner> {
         .into_iter()
         .map(|(item, value)| {
             let value = value.plain();
-            match item.as_str() {
-                "host state" => Banner {
+            match item {
+                Honesty::HostState => Banner {
                     kind: "warn",
                     text: format!("System {sys}: host {value}."),
                 },
-                "containment" => match super::model::containment(&view.ds.campaign, &records) {
+                Honesty::Containment => match super::model::containment(&view.ds.campaign, &records) {
                     Some(super::model::Contained::Jailed(layers)) => Banner {
                         kind: "info",
                         text: format!("System {sys}: candidate code ran jailed ({layers})."),
@@ -137,13 +137,9 @@ pub fn banners(view: &View) -> Vec<Banner> {
                         ),
                     },
                 },
-                "counter" => Banner {
+                Honesty::Counter => Banner {
                     kind: "info",
                     text: format!("System {sys}: cycle counter is {value}."),
-                },
-                other => Banner {
-                    kind: "info",
-                    text: format!("System {sys}: {other} is {value}."),
                 },
             }
         })

@@ -59,7 +59,7 @@ pub fn render(site: &Site, s: &SystemSite, page: &Page) -> Result<(String, Strin
         body.push_str("<section>\n");
         body.push_str(&doc_html(&sec.blocks, &links, FILTER_ROWS));
         if let Some(g) = group
-            && sec.heading.as_deref() == Some("Order")
+            && sec.heading.as_deref() == Some(ordered_page::ORDER)
         {
             body.push_str(&chart(&gs, g, sys));
         }
@@ -340,7 +340,7 @@ pub fn across_files(site: &Site) -> Result<Vec<super::SiteFile>> {
             for sec in doc.sections() {
                 body.push_str("<section>\n");
                 body.push_str(&doc_html(&sec.blocks, &links, FILTER_ROWS));
-                if sec.heading.as_deref() == Some("Both orders") {
+                if sec.heading.as_deref() == Some(ordered_page::BOTH_ORDERS) {
                     body.push_str(&ratio_chart(&ga, &gb, kind, bits, a, b));
                 }
                 body.push_str("</section>\n");

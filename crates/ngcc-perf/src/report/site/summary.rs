@@ -4,6 +4,7 @@
 use super::html::{Shell, doc_html};
 use super::{INDEX, Site, SystemSite, figures, summary_path};
 use crate::report::Page;
+use crate::report::groups::Kind;
 use crate::report::model::is_avx2;
 use anyhow::Result;
 
@@ -18,7 +19,7 @@ struct CategoryCharts {
 
 const CHARTS: [CategoryCharts; 4] = [
     CategoryCharts {
-        heading: "Digital signatures",
+        heading: Kind::Sign.title(),
         prefix: "sign",
         ops: &[
             ("keygen", "key generation"),
@@ -27,7 +28,7 @@ const CHARTS: [CategoryCharts; 4] = [
         ],
     },
     CategoryCharts {
-        heading: "Key encapsulation",
+        heading: Kind::Kem.title(),
         prefix: "kem",
         ops: &[
             ("keygen", "key generation"),
@@ -36,12 +37,12 @@ const CHARTS: [CategoryCharts; 4] = [
         ],
     },
     CategoryCharts {
-        heading: "Key exchange",
+        heading: Kind::Kex.title(),
         prefix: "kex",
         ops: &[("exchange", "exchange")],
     },
     CategoryCharts {
-        heading: "Hash functions",
+        heading: Kind::Hash.title(),
         prefix: "hash",
         ops: &[
             ("hash_32", "hashing 32 B"),
