@@ -209,7 +209,7 @@ fn environment<'r>(v: &View, records: impl Iterator<Item = &'r Record>, d: &mut 
         format!("{} / {}", get(&env.compiler), get(&env.cmake)).into(),
     );
     for (item, value) in v.honesty_rows(records) {
-        row(&item, value);
+        row(item.label(), value);
     }
     let c = &v.ds.campaign;
     let time = |t: &Option<String>| {

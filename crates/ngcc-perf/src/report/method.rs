@@ -287,7 +287,7 @@ pub fn render(v: &View) -> Result<Doc> {
     let honesty = v.honesty_rows(v.ds.records.iter().map(|r| &r.record));
     let counter = honesty
         .iter()
-        .find(|(k, _)| k == "counter")
+        .find(|(k, _)| *k == model::Honesty::Counter)
         .map(|(_, val)| val.clone());
     let counter_sentence = match counter {
         Some(text) => Inline::new()
@@ -313,7 +313,10 @@ pub fn render(v: &View) -> Result<Doc> {
         .then(counter_sentence)
         .text(" ")
         .then(state_sentence(v));
-    if let Some((_, state)) = honesty.iter().find(|(k, _)| k == "host state") {
+    if let Some((_, state)) = honesty
+        .iter()
+        .find(|(k, _)| *k == model::Honesty::HostState)
+    {
         first = first.text(" Host state: ").then(state.clone()).text(".");
     }
     let mut bullets = vec![first];

@@ -300,7 +300,7 @@ impl<'a> View<'a> {
     pub fn honesty_rows<'r>(
         &self,
         records: impl Iterator<Item = &'r Record>,
-    ) -> Vec<(String, Inline)> {
+    ) -> Vec<(Honesty, Inline)> {
         let records: Vec<&Record> = records.collect();
         let campaign = &self.ds.campaign;
         let ngcc_records = records.iter().filter_map(|r| r.ngcc.as_ref());
@@ -331,12 +331,12 @@ impl<'a> View<'a> {
                 format!("not fixed: {}", problems.join("; "))
             };
             rows.push((
-                "host state".into(),
+                Honesty::HostState,
                 format!("{what}; figures are indicative, not publishable").into(),
             ));
         }
         if let Some(text) = containment_text(campaign, &records) {
-            rows.push(("containment".into(), text.into()));
+            rows.push((Honesty::Containment, text.into()));
         }
         let mut counters: Vec<(CounterKind, Option<f64>)> = Vec::new();
         for x in ngcc_records {
@@ -361,9 +361,31 @@ impl<'a> View<'a> {
             text = text.then(t);
         }
         if !text.is_empty() {
-            rows.push(("counter".into(), text));
+            rows.push((Honesty::Counter, text));
         }
         rows
+    }
+}
+
+/// What an honesty row is about: pages decide on this, and show [`Honesty::label`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Honesty {
+    /// The host was not fixed (figures indicative).
+    HostState,
+    /// How candidate code was contained.
+    Containment,
+    /// The cycle counter, where it is not core cycles or its rate is known.
+    Counter,
+}
+
+impl Honesty {
+    /// The row's label on the pages.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Honesty::HostState => "host state",
+            Honesty::Containment => "containment",
+            Honesty::Counter => "counter",
+        }
     }
 }
 

@@ -240,7 +240,7 @@ pub fn render_group(v: &View, gs: &Groups, g: &Group) -> Doc {
     );
     d.list(method_items(kind, metric, g));
     for (item, value) in v.honesty_rows(v.ds.records.iter().map(|r| &r.record)) {
-        d.para(Inline::new().strong(item).text(": ").then(value));
+        d.para(Inline::new().strong(item.label()).text(": ").then(value));
     }
     d.heading(2, ORDER);
     if g.rows.is_empty() {

@@ -19,12 +19,12 @@ pub mod summary;
 
 use crate::dataset::catalog::Catalogs;
 use crate::dataset::load::{self, Dataset};
-use crate::report::model::View;
+use crate::report::model::{Honesty, View};
 use crate::report::{Page, candidate_page, method, survey, system_of};
 use crate::util::Failure;
 use anyhow::{Context, Result};
 use clap::Args;
-use html::{Banner, Shell};
+use html::{Banner, BannerKind, Shell};
 use metric::Metric;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -120,30 +120,26 @@ pub fn banners(view: &View) -> Vec<Banner> {
         .into_iter()
         .map(|(item, value)| {
             let value = value.plain();
-            match item.as_str() {
-                "host state" => Banner {
-                    kind: "warn",
+            match item {
+                Honesty::HostState => Banner {
+                    kind: BannerKind::Warn,
                     text: format!("System {sys}: host {value}."),
                 },
-                "containment" => match super::model::containment(&view.ds.campaign, &records) {
+                Honesty::Containment => match super::model::containment(&view.ds.campaign, &records) {
                     Some(super::model::Contained::Jailed(layers)) => Banner {
-                        kind: "info",
+                        kind: BannerKind::Info,
                         text: format!("System {sys}: candidate code ran jailed ({layers})."),
                     },
                     _ => Banner {
-                        kind: "warn",
+                        kind: BannerKind::Warn,
                         text: format!(
                             "System {sys}: candidate code ran uncontained, with the harness's own rights, so its figures and verdicts could be forged."
                         ),
                     },
                 },
-                "counter" => Banner {
-                    kind: "info",
+                Honesty::Counter => Banner {
+                    kind: BannerKind::Info,
                     text: format!("System {sys}: cycle counter is {value}."),
-                },
-                other => Banner {
-                    kind: "info",
-                    text: format!("System {sys}: {other} is {value}."),
                 },
             }
         })
