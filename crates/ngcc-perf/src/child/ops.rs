@@ -713,74 +713,84 @@ impl Kex {
     fn run(
         &self,
         c: &mut Core,
-        mut timed: Option<(KexStep, &mut Counter)>,
-        mut acc: Option<&mut (u64, u64)>,
+        timed: Option<(KexStep, &mut Counter)>,
+        acc: Option<&mut (u64, u64)>,
     ) -> Result<(u64, Vec<u64>, u64), OpError> {
-        let f = self.f;
-        let declared = c.size(0) as u32;
-        if declared > 16 {
-            return Err(OpError::Library(format!(
-                "kex declares {declared} passes (at most 16)"
-            )));
+        let caps = KexCaps::of(c)?;
+        let mut clock = StepClock { timed, acc };
+        let (mut a, mut b) = Party::both(c, &caps);
+        self.init(&mut clock, &caps, &mut a, &mut b)?;
+        let msgs = self.passes(&mut clock, &caps, &mut a, &mut b, kex_messages(c))?;
+        let ss_len = self.derive(&mut clock, &caps, &a, &b, &msgs)?;
+        if c.bufs[KEX_SSA].as_slice()[..ss_len as usize]
+            != c.bufs[KEX_SSB].as_slice()[..ss_len as usize]
+        {
+            return Err(OpError::Refused(
+                "the two parties derived different shared secrets".into(),
+            ));
         }
-        let cap = c.size(6) as u64;
-        let ss_cap = c.size(5) as u64;
-        let (pk_cap, sk_cap, sta_cap, stb_cap) = (
-            c.size(1) as u64,
-            c.size(2) as u64,
-            c.size(3) as u64,
-            c.size(4) as u64,
-        );
-        let mut lens = [0u64; 8];
-        let mut time = |step: KexStep,
-                        timed: &mut Option<(KexStep, &mut Counter)>,
-                        f: &mut dyn FnMut() -> i32|
-         -> i32 {
-            match timed {
-                Some((want, counter)) if *want == step => {
-                    // The counter brackets the step tightly; the clock reads sit outside it
-                    // (for a step of a few hundred cycles they would dominate). One bracket
-                    // around nothing first: the rest of the protocol run has evicted the
-                    // clock's and counter's code and data, and a cold clock read would add
-                    // tens of ns to the seconds only (the empty brackets subtracted are warm).
-                    std::hint::black_box(monotonic_raw_ns());
-                    counter.start();
-                    std::hint::black_box(counter.stop());
-                    let t0 = monotonic_raw_ns();
-                    counter.start();
-                    let rc = f();
-                    let c = counter.stop();
-                    let t1 = monotonic_raw_ns();
-                    if let Some(a) = acc.as_deref_mut() {
-                        a.0 += t1 - t0;
-                        a.1 += c;
-                    }
-                    rc
-                }
-                _ => f(),
-            }
-        };
-        let b = &mut c.bufs;
-        let p: Vec<*mut u8> = b.iter_mut().map(|g| g.ptr()).collect();
-        // lens: 0 pka, 1 ska, 2 sta, 3 pkb, 4 skb, 5 stb, 6 ssa, 7 ssb
-        lens[2] = sta_cap;
-        lens[5] = stb_cap;
-        lens[0] = pk_cap;
-        lens[1] = sk_cap;
-        lens[3] = pk_cap;
-        lens[4] = sk_cap;
+        Ok((msgs.passes_run, msgs.lens, ss_len))
+    }
+
+    /// Both parties' key pairs and states (`kex_init_a`, `kex_init_b`).
+    fn init(
+        &self,
+        clock: &mut StepClock,
+        caps: &KexCaps,
+        a: &mut Party,
+        b: &mut Party,
+    ) -> Result<(), OpError> {
+        let f = self.f;
+        let want = [caps.pk, caps.sk, caps.sta];
         // SAFETY (all calls below): buffers have the declared capacities plus canaries.
-        let rc = time(KexStep::InitA, &mut timed, &mut || unsafe {
-            (f.init_a)(p[0], &mut lens[0], p[1], &mut lens[1], p[2], &mut lens[2])
+        let rc = clock.time(KexStep::InitA, &mut || unsafe {
+            (f.init_a)(
+                a.pk,
+                &mut a.pk_len,
+                a.sk,
+                &mut a.sk_len,
+                a.st,
+                &mut a.st_len,
+            )
         });
-        kex_init_ok("kex_init_a", rc, &lens[0..3], [pk_cap, sk_cap, sta_cap])?;
-        let rc = time(KexStep::InitB, &mut timed, &mut || unsafe {
-            (f.init_b)(p[3], &mut lens[3], p[4], &mut lens[4], p[5], &mut lens[5])
+        kex_init_ok("kex_init_a", rc, &[a.pk_len, a.sk_len, a.st_len], want)?;
+        let rc = clock.time(KexStep::InitB, &mut || unsafe {
+            (f.init_b)(
+                b.pk,
+                &mut b.pk_len,
+                b.sk,
+                &mut b.sk_len,
+                b.st,
+                &mut b.st_len,
+            )
         });
-        kex_init_ok("kex_init_b", rc, &lens[3..6], [pk_cap, sk_cap, stb_cap])?;
-        let mut msg_lens: Vec<u64> = Vec::new();
-        let (mut last_a, mut last_b): (Option<usize>, Option<usize>) = (None, None);
-        let mut passes_run = 0u64;
+        kex_init_ok(
+            "kex_init_b",
+            rc,
+            &[b.pk_len, b.sk_len, b.st_len],
+            [caps.pk, caps.sk, caps.stb],
+        )
+    }
+
+    /// The passes, A on odd ones and B on even ones, each reading the message before it,
+    /// until one says it is the last (1) or the declared count is reached.
+    fn passes(
+        &self,
+        clock: &mut StepClock,
+        caps: &KexCaps,
+        a: &mut Party,
+        b: &mut Party,
+        bufs: [*mut u8; 16],
+    ) -> Result<Messages, OpError> {
+        let f = self.f;
+        let declared = caps.passes;
+        let mut m = Messages {
+            bufs,
+            lens: Vec::new(),
+            last_a: None,
+            last_b: None,
+            passes_run: 0,
+        };
         for k in 1..=declared.max(3) {
             // SAFETY: plain query.
             if unsafe { (f.has_pass)(k as i32) } == 0 {
@@ -792,60 +802,54 @@ impl Kex {
                 break;
             }
             let a_side = k % 2 == 1;
-            let out = 8 + (k as usize - 1);
-            let prev = if k > 1 {
-                Some(8 + (k as usize - 2))
+            let out = k as usize - 1;
+            let (me, peer, st_cap) = if a_side {
+                (&mut *a, &*b, caps.sta)
             } else {
-                None
+                (&mut *b, &*a, caps.stb)
             };
-            let (sk, sk_len, peer, st, st_i) = if a_side {
-                (p[1], lens[1], p[3], p[2], 2)
-            } else {
-                (p[4], lens[4], p[0], p[5], 5)
-            };
-            let peer_len = if a_side { lens[3] } else { lens[0] };
-            let (inp, inp_len) = match prev {
-                Some(i) => (p[i], msg_lens[i - 8]),
+            let (sk, sk_len, peer_pk, peer_len, st) =
+                (me.sk, me.sk_len, peer.pk, peer.pk_len, me.st);
+            let (inp, inp_len) = match out.checked_sub(1) {
+                Some(i) => (m.bufs[i], m.lens[i]),
                 None => (std::ptr::null_mut(), 0),
             };
             let mut out_len = 0u64;
-            let mut st_len = lens[st_i];
-            let rc = time(KexStep::Pass(k), &mut timed, &mut || unsafe {
+            let mut st_len = me.st_len;
+            let out_buf = m.bufs[out];
+            // SAFETY: buffers have the declared capacities plus canaries.
+            let rc = clock.time(KexStep::Pass(k), &mut || unsafe {
                 (f.pass)(
                     k as i32,
                     sk,
                     sk_len,
-                    peer,
+                    peer_pk,
                     peer_len,
                     inp,
                     inp_len,
                     st,
                     &mut st_len,
-                    p[out],
+                    out_buf,
                     &mut out_len,
                 )
             });
-            lens[st_i] = st_len;
+            me.st_len = st_len;
             if rc < 0 {
                 return Err(OpError::Refused(format!("pass {k} returned {rc}")));
             }
-            if out_len > cap {
+            if out_len > caps.msg {
                 return Err(OpError::Overflow(format!(
-                    "pass {k} returned message length {out_len} > capacity {cap}"
+                    "pass {k} returned message length {out_len} > capacity {}",
+                    caps.msg
                 )));
             }
-            fits(
-                &format!("pass {k}"),
-                "state",
-                st_len,
-                (if a_side { sta_cap } else { stb_cap }) as usize,
-            )?;
-            msg_lens.push(out_len);
-            passes_run = k as u64;
+            fits(&format!("pass {k}"), "state", st_len, st_cap as usize)?;
+            m.lens.push(out_len);
+            m.passes_run = k as u64;
             if a_side {
-                last_a = Some(out);
+                m.last_a = Some(out);
             } else {
-                last_b = Some(out);
+                m.last_b = Some(out);
             }
             if rc == 1 {
                 if k != declared {
@@ -859,53 +863,181 @@ impl Kex {
                 break;
             }
         }
-        let (mb, mb_len) = last_b.map_or((std::ptr::null_mut(), 0), |i| (p[i], msg_lens[i - 8]));
-        let (ma, ma_len) = last_a.map_or((std::ptr::null_mut(), 0), |i| (p[i], msg_lens[i - 8]));
+        Ok(m)
+    }
+
+    /// Each party's shared secret from its keys, the other's public key, the last message
+    /// the other sent and its own state; returns A's length (B's must equal it).
+    fn derive(
+        &self,
+        clock: &mut StepClock,
+        caps: &KexCaps,
+        a: &Party,
+        b: &Party,
+        m: &Messages,
+    ) -> Result<u64, OpError> {
+        let f = self.f;
+        let last =
+            |i: Option<usize>| i.map_or((std::ptr::null_mut(), 0), |i| (m.bufs[i], m.lens[i]));
+        let (mb, mb_len) = last(m.last_b);
+        let (ma, ma_len) = last(m.last_a);
         let (mut ssa_len, mut ssb_len) = (0u64, 0u64);
-        let (sta_len, stb_len) = (lens[2], lens[5]);
-        let rc = time(KexStep::DeriveA, &mut timed, &mut || unsafe {
+        // SAFETY (both calls): buffers have the declared capacities plus canaries.
+        let rc = clock.time(KexStep::DeriveA, &mut || unsafe {
             (f.derive_a)(
-                p[1],
-                lens[1],
-                p[3],
-                lens[3],
+                a.sk,
+                a.sk_len,
+                b.pk,
+                b.pk_len,
                 mb,
                 mb_len,
-                p[2],
-                sta_len,
-                p[6],
+                a.st,
+                a.st_len,
+                a.ss,
                 &mut ssa_len,
             )
         });
         if rc < 0 {
             return Err(OpError::Refused(format!("kex_derive_ss_a returned {rc}")));
         }
-        let rc = time(KexStep::DeriveB, &mut timed, &mut || unsafe {
+        let rc = clock.time(KexStep::DeriveB, &mut || unsafe {
             (f.derive_b)(
-                p[4],
-                lens[4],
-                p[0],
-                lens[0],
+                b.sk,
+                b.sk_len,
+                a.pk,
+                a.pk_len,
                 ma,
                 ma_len,
-                p[5],
-                stb_len,
-                p[7],
+                b.st,
+                b.st_len,
+                b.ss,
                 &mut ssb_len,
             )
         });
         if rc < 0 {
             return Err(OpError::Refused(format!("kex_derive_ss_b returned {rc}")));
         }
-        if ssa_len != ssb_len
-            || ssa_len > ss_cap
-            || b[6].as_slice()[..ssa_len as usize] != b[7].as_slice()[..ssb_len as usize]
-        {
+        if ssa_len != ssb_len || ssa_len > caps.ss {
             return Err(OpError::Refused(
                 "the two parties derived different shared secrets".into(),
             ));
         }
-        Ok((passes_run, msg_lens, ssa_len))
+        Ok(ssa_len)
+    }
+}
+
+/// KEX buffer layout (`Kex::buffers`): 0 pkA, 1 skA, 2 stA, 3 pkB, 4 skB, 5 stB, 6 ssA,
+/// 7 ssB, then the 16 message buffers.
+const KEX_A: [usize; 4] = [0, 1, 2, 6];
+const KEX_B: [usize; 4] = [3, 4, 5, 7];
+const KEX_SSA: usize = KEX_A[3];
+const KEX_SSB: usize = KEX_B[3];
+const KEX_MSG0: usize = 8;
+
+/// The message buffers of a run, pass k's at k - 1.
+fn kex_messages(c: &mut Core) -> [*mut u8; 16] {
+    std::array::from_fn(|i| c.bufs[KEX_MSG0 + i].ptr())
+}
+
+/// What a KEX library declares (meta sizes 0-6): passes, then capacities in bytes.
+struct KexCaps {
+    passes: u32,
+    pk: u64,
+    sk: u64,
+    sta: u64,
+    stb: u64,
+    ss: u64,
+    msg: u64,
+}
+
+impl KexCaps {
+    fn of(c: &Core) -> Result<KexCaps, OpError> {
+        let passes = c.size(0) as u32;
+        if passes > 16 {
+            return Err(OpError::Library(format!(
+                "kex declares {passes} passes (at most 16)"
+            )));
+        }
+        Ok(KexCaps {
+            passes,
+            pk: c.size(1) as u64,
+            sk: c.size(2) as u64,
+            sta: c.size(3) as u64,
+            stb: c.size(4) as u64,
+            ss: c.size(5) as u64,
+            msg: c.size(6) as u64,
+        })
+    }
+}
+
+/// One party's buffers, and the lengths its calls wrote (capacities before the init).
+struct Party {
+    pk: *mut u8,
+    sk: *mut u8,
+    st: *mut u8,
+    ss: *mut u8,
+    pk_len: u64,
+    sk_len: u64,
+    st_len: u64,
+}
+
+impl Party {
+    fn both(c: &mut Core, caps: &KexCaps) -> (Party, Party) {
+        let mut party = |[pk, sk, st, ss]: [usize; 4], st_len: u64| Party {
+            pk: c.bufs[pk].ptr(),
+            sk: c.bufs[sk].ptr(),
+            st: c.bufs[st].ptr(),
+            ss: c.bufs[ss].ptr(),
+            pk_len: caps.pk,
+            sk_len: caps.sk,
+            st_len,
+        };
+        (party(KEX_A, caps.sta), party(KEX_B, caps.stb))
+    }
+}
+
+/// The messages of a run: buffers, the length of each pass's, the last each side sent.
+struct Messages {
+    bufs: [*mut u8; 16],
+    lens: Vec<u64>,
+    last_a: Option<usize>,
+    last_b: Option<usize>,
+    passes_run: u64,
+}
+
+/// Brackets the selected step of a run with the counter and the clock, and adds its
+/// (ns, ticks) to `acc`; every other step runs bare.
+struct StepClock<'a> {
+    timed: Option<(KexStep, &'a mut Counter)>,
+    acc: Option<&'a mut (u64, u64)>,
+}
+
+impl StepClock<'_> {
+    #[inline]
+    fn time(&mut self, step: KexStep, f: &mut dyn FnMut() -> i32) -> i32 {
+        match &mut self.timed {
+            Some((want, counter)) if *want == step => {
+                // The counter brackets the step tightly; the clock reads sit outside it
+                // (for a step of a few hundred cycles they would dominate). One bracket
+                // around nothing first: the rest of the protocol run has evicted the
+                // clock's and counter's code and data, and a cold clock read would add
+                // tens of ns to the seconds only (the empty brackets subtracted are warm).
+                std::hint::black_box(monotonic_raw_ns());
+                counter.start();
+                std::hint::black_box(counter.stop());
+                let t0 = monotonic_raw_ns();
+                counter.start();
+                let rc = f();
+                let c = counter.stop();
+                let t1 = monotonic_raw_ns();
+                if let Some(a) = self.acc.as_deref_mut() {
+                    a.0 += t1 - t0;
+                    a.1 += c;
+                }
+                rc
+            }
+            _ => f(),
+        }
     }
 }
 

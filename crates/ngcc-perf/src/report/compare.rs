@@ -7,7 +7,7 @@
 
 use super::format::{self, DASH};
 use super::site::charts::{self, RatioRow};
-use super::site::html::{self, Banner, HtmlCell, Shell, Table, esc};
+use super::site::html::{self, Banner, BannerKind, HtmlCell, Shell, Table, esc};
 use super::site::metric::{Metric, counter_words, record_counter};
 use super::site::{assets, figures};
 use crate::dataset::load::{self, Dataset};
@@ -500,7 +500,7 @@ fn banners_of(ds: &Dataset, side: &str, cat_free_sys: &str) -> Vec<Banner> {
             .any(|x| !x.host_fixed || x.allow_unfixed_host);
     if unfixed {
         vec![Banner {
-            kind: "warn",
+            kind: BannerKind::Warn,
             text: format!(
                 "{side} ({cat_free_sys}): host not fixed; its figures are indicative, not publishable."
             ),

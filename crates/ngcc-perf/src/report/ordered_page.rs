@@ -220,6 +220,24 @@ fn method_items(kind: Kind, metric: &Metric, g: &Group) -> Vec<Inline> {
     items
 }
 
+/// Each adjacent pair of the order: its Welch p and whether Holm keeps it distinguishable.
+fn pair_table(g: &Group) -> Table {
+    let mut t = Table::new(["pair", "Welch p", "distinguishable (Holm)"]);
+    for (i, w) in g.rows.windows(2).enumerate() {
+        t.row(vec![
+            format!("{} – {}", w[0].member.cand, w[1].member.cand).into(),
+            Cell::num(format::p_value(g.ranks.p[i]), g.ranks.p[i]),
+            if g.ranks.distinguishable[i] {
+                "yes"
+            } else {
+                "no"
+            }
+            .into(),
+        ]);
+    }
+    t
+}
+
 /// One group's page on one system.
 pub fn render_group(v: &View, gs: &Groups, g: &Group) -> Doc {
     let sys = v.sys;
@@ -265,20 +283,7 @@ pub fn render_group(v: &View, gs: &Groups, g: &Group) -> Doc {
         }
         d.table(t);
         if g.rows.len() > 1 {
-            let mut t = Table::new(["pair", "Welch p", "distinguishable (Holm)"]);
-            for (i, w) in g.rows.windows(2).enumerate() {
-                t.row(vec![
-                    format!("{} – {}", w[0].member.cand, w[1].member.cand).into(),
-                    Cell::num(format::p_value(g.ranks.p[i]), g.ranks.p[i]),
-                    if g.ranks.distinguishable[i] {
-                        "yes"
-                    } else {
-                        "no"
-                    }
-                    .into(),
-                ]);
-            }
-            d.table(t);
+            d.table(pair_table(g));
         }
         let reps: Vec<(&str, &str)> = g
             .rows

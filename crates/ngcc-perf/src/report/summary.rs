@@ -161,8 +161,8 @@ pub fn render(v: &View) -> Result<Doc> {
     for (item, value) in v.honesty_rows(v.ds.records.iter().map(|r| &r.record)) {
         let what = match item {
             model::Honesty::HostState => " Host state: ",
-            // As published so far: the containment row too is introduced this way.
-            model::Honesty::Containment | model::Honesty::Counter => " Cycle counter: ",
+            model::Honesty::Containment => " Containment: ",
+            model::Honesty::Counter => " Cycle counter: ",
         };
         intro = intro.text(what).then(value).text(".");
     }

@@ -181,6 +181,13 @@ fn the_memory_toy_shows_its_known_allocations_and_the_hostile_ones_are_reported(
         summary.contains("Memory per call (algorithm only)"),
         "{summary}"
     );
+    // The intro names each row by what it is (the containment row was once introduced as
+    // the cycle counter).
+    assert!(
+        summary.contains(" Containment: candidate code ran jailed: ")
+            && !summary.contains("Cycle counter: candidate code"),
+        "{summary}"
+    );
     // The group's ordered page ranks its representative by memory as well: dec is known's
     // largest call (its 100 KiB stack array and 1 MiB heap block).
     let ordered =

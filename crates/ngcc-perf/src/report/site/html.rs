@@ -272,10 +272,27 @@ pub fn doc_html(blocks: &[&Block], links: &LinkFn, filter_min_rows: usize) -> St
 /// A notice shown at the top of every page of a system.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Banner {
-    /// `warn` (host not fixed, code not contained) or `info` (how code was jailed, a counter
-    /// other than core cycles).
-    pub kind: &'static str,
+    pub kind: BannerKind,
     pub text: String,
+}
+
+/// How much a banner matters; pages decide on this, the HTML shows [`BannerKind::class`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BannerKind {
+    /// Host not fixed, code not contained.
+    Warn,
+    /// How code was jailed, a counter other than core cycles.
+    Info,
+}
+
+impl BannerKind {
+    /// The banner's CSS class.
+    pub const fn class(self) -> &'static str {
+        match self {
+            BannerKind::Warn => "warn",
+            BannerKind::Info => "info",
+        }
+    }
 }
 
 /// Everything around a page's body.
@@ -342,11 +359,14 @@ impl Shell<'_> {
 pub fn banners_html(banners: &[Banner]) -> String {
     let mut out = String::new();
     for b in banners {
-        let role = if b.kind == "warn" { "alert" } else { "note" };
+        let role = match b.kind {
+            BannerKind::Warn => "alert",
+            BannerKind::Info => "note",
+        };
         let _ = writeln!(
             out,
             "<div class=\"banner {}\" role=\"{role}\">{}</div>",
-            b.kind,
+            b.kind.class(),
             esc(&b.text)
         );
     }

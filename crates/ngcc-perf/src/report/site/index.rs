@@ -1,6 +1,6 @@
 //! `index.html`: the systems, and every candidate with a link to its page on each system.
 
-use super::html::{Banner, HtmlCell, Shell, Table, esc, rel_href};
+use super::html::{Banner, BannerKind, HtmlCell, Shell, Table, esc, rel_href};
 use super::metric::{Metric, counter_words};
 use super::{INDEX, Site, candidate_path, method_path, summary_path, survey_path};
 use crate::report::format::DASH;
@@ -59,7 +59,7 @@ pub fn render(site: &Site) -> Result<String> {
             Metric::Cycles { counter } => counter_words(counter),
             Metric::Seconds => "none: charts show wall-clock time".into(),
         };
-        let host = if s.banners.iter().any(|b| b.kind == "warn") {
+        let host = if s.banners.iter().any(|b| b.kind == BannerKind::Warn) {
             cell(
                 "<strong class=\"bad\">not fixed</strong>".into(),
                 "not fixed",

@@ -24,7 +24,7 @@ use crate::report::{Page, candidate_page, method, survey, system_of};
 use crate::util::Failure;
 use anyhow::{Context, Result};
 use clap::Args;
-use html::{Banner, Shell};
+use html::{Banner, BannerKind, Shell};
 use metric::Metric;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -122,23 +122,23 @@ pub fn banners(view: &View) -> Vec<Banner> {
             let value = value.plain();
             match item {
                 Honesty::HostState => Banner {
-                    kind: "warn",
+                    kind: BannerKind::Warn,
                     text: format!("System {sys}: host {value}."),
                 },
                 Honesty::Containment => match super::model::containment(&view.ds.campaign, &records) {
                     Some(super::model::Contained::Jailed(layers)) => Banner {
-                        kind: "info",
+                        kind: BannerKind::Info,
                         text: format!("System {sys}: candidate code ran jailed ({layers})."),
                     },
                     _ => Banner {
-                        kind: "warn",
+                        kind: BannerKind::Warn,
                         text: format!(
                             "System {sys}: candidate code ran uncontained, with the harness's own rights, so its figures and verdicts could be forged."
                         ),
                     },
                 },
                 Honesty::Counter => Banner {
-                    kind: "info",
+                    kind: BannerKind::Info,
                     text: format!("System {sys}: cycle counter is {value}."),
                 },
             }
