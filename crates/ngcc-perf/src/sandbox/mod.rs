@@ -303,7 +303,10 @@ struct Pipes {
 fn start_keeper(order: &jail::Order, output_cap: usize) -> Result<Started> {
     let exe = match EXE.get() {
         Some(p) => p.clone(),
-        None => std::env::current_exe().context("locating the ngcc-perf executable")?,
+        // The running image, not the path it was started from: a rebuild that replaces the
+        // file during a campaign (cargo does) would otherwise start jobs of another build, or
+        // none while the new file is being written ("No such file or directory").
+        None => PathBuf::from("/proc/self/exe"),
     };
     let (order_r, order_w) = pipe()?;
     let (read_end, write_end) = pipe()?;
