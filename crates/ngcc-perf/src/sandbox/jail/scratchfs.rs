@@ -7,7 +7,7 @@
 //! disk); links, FIFOs and sparse files stay behind and are counted.
 
 use serde::{Deserialize, Serialize};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
@@ -130,17 +130,7 @@ fn copy_file(src: &Path, dst: &Path, len: u64) -> std::io::Result<()> {
         .create_new(true)
         .custom_flags(libc::O_NOFOLLOW)
         .open(dst)?;
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut left = len;
-    while left > 0 {
-        let want = left.min(buf.len() as u64) as usize;
-        let n = from.read(&mut buf[..want])?;
-        if n == 0 {
-            break;
-        }
-        to.write_all(&buf[..n])?;
-        left -= n as u64;
-    }
+    std::io::copy(&mut (&mut from).take(len), &mut to)?;
     Ok(())
 }
 
