@@ -371,7 +371,8 @@ pub fn summary(rows: &[Row]) -> String {
         .iter()
         .map(|r| {
             [
-                r.package.clone(),
+                // A folder name is package text: no terminal controls reach the console.
+                crate::util::text::terminal(&r.package),
                 r.id.clone(),
                 r.instances.to_string(),
                 r.problems.len().to_string(),
@@ -392,7 +393,10 @@ pub fn summary(rows: &[Row]) -> String {
     }
     for r in rows {
         for p in &r.problems {
-            out.push_str(&format!("  - {} ({}): {p}\n", r.package, r.id));
+            out.push_str(&crate::util::text::terminal(&format!(
+                "  - {} ({}): {p}\n",
+                r.package, r.id
+            )));
         }
     }
     out

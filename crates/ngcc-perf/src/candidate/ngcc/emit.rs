@@ -8,8 +8,11 @@ fn q(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
 
+/// `# prefix line` per line of `text`. Package text (folder names, build output) may hold
+/// control bytes, which TOML refuses in a comment: a folder named with an escape sequence
+/// made the whole manifest unloadable. They are written out (`\x1b`).
 fn comment_lines(out: &mut String, prefix: &str, text: &str) {
-    for line in text.lines() {
+    for line in crate::util::text::terminal(text).lines() {
         let _ = writeln!(out, "# {prefix}{line}");
     }
 }
@@ -28,7 +31,7 @@ fn list(out: &mut String, key: &str, items: &[Noted]) {
                 out,
                 "    {},  # {}",
                 q(&it.value),
-                it.note.replace('\n', " ")
+                crate::util::text::terminal(&it.note.replace('\n', " "))
             );
         }
     }
@@ -102,17 +105,17 @@ fn instance(out: &mut String, f: &Found) {
     let i = &f.instance;
     let _ = writeln!(out);
     let _ = writeln!(out, "# ---- {} ", f.label);
-    let _ = writeln!(out, "# folder: {}", f.folder);
-    let _ = writeln!(out, "# label: from {}", f.label_why);
-    let _ = writeln!(out, "# build: {}", f.build);
+    comment_lines(out, "folder: ", &f.folder);
+    comment_lines(out, "label: from ", &f.label_why);
+    comment_lines(out, "build: ", &f.build);
     if !f.learned.is_empty() {
-        let _ = writeln!(out, "# learned: {}", f.learned);
+        comment_lines(out, "learned: ", &f.learned);
     }
     for d in &f.disagreements {
         comment_lines(out, "DISAGREES (build vs static reader): ", d);
     }
-    let _ = writeln!(out, "# sources: {}", f.sources_why);
-    let _ = writeln!(out, "# helpers: {}", f.helpers);
+    comment_lines(out, "sources: ", &f.sources_why);
+    comment_lines(out, "helpers: ", &f.helpers);
     for d in &f.dropped {
         comment_lines(out, "left out: ", d);
     }
