@@ -30,12 +30,12 @@ pub struct DemoArgs {
 pub fn run(args: DemoArgs) -> Result<ExitCode> {
     let t0 = std::time::Instant::now();
     let out = std::path::absolute(&args.out)?;
-    println!("demo: ICCS helper self-test");
+    crate::out!("demo: ICCS helper self-test");
     let st = crate::iccs::selftest()?;
     if st != ExitCode::SUCCESS {
         anyhow::bail!("the ICCS helper self-test failed; not measuring with broken helpers");
     }
-    println!(
+    crate::out!(
         "demo: PQClean tree: {}",
         crate::samples::pqclean_dir()?.display()
     );
@@ -47,7 +47,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
     let mut dirs = vec![cands];
     match crate::samples::iccs_samples() {
         Some(d) => dirs.push(d),
-        None => println!("demo: no samples/iccs folder here; measuring PQClean ML-KEM only"),
+        None => crate::out!("demo: no samples/iccs folder here; measuring PQClean ML-KEM only"),
     }
     let run_dir = out.join("run");
     // Instruction counts too where valgrind is installed (they take about a minute).
@@ -63,7 +63,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         allow_unfixed_host: true,
         ..Settings::new(&phases, dirs, run_dir.clone())
     };
-    println!(
+    crate::out!(
         "demo: campaign (build, KAT, calibrate, measure, profile, memory{}) in {}; hash KATs in --quick mode; the host is not \
          checked for fixed clocks (--allow-unfixed-host), and the data says so",
         if counting {
@@ -99,10 +99,10 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
     )
     .context("writing the HTML site")?;
     print_results(&dataset)?;
-    println!("demo: dataset {}", dataset.display());
-    println!("demo: pages   {}", pages.display());
-    println!("demo: site    {}", index.display());
-    println!("demo: done in {:.0} s", t0.elapsed().as_secs_f64());
+    crate::out!("demo: dataset {}", dataset.display());
+    crate::out!("demo: pages   {}", pages.display());
+    crate::out!("demo: site    {}", index.display());
+    crate::out!("demo: done in {:.0} s", t0.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -120,9 +120,14 @@ fn print_results(dataset: &Path) -> Result<()> {
     });
     let counter = ds.campaign.counter.clone().unwrap_or(CounterKind::None);
     let unit = counter.unit();
-    println!(
+    crate::out!(
         "\n{:<26} {:<10} {:>12} {:>10} {:>10} {:>7}  KAT",
-        "instance", "operation", unit, "time", "ops/s", "CV"
+        "instance",
+        "operation",
+        unit,
+        "time",
+        "ops/s",
+        "CV"
     );
     for r in rows {
         let (cyc, time, ops, cv) = match &r.stats {
@@ -136,7 +141,7 @@ fn print_results(dataset: &Path) -> Result<()> {
             ),
             None => ("failed".into(), String::new(), String::new(), String::new()),
         };
-        println!(
+        crate::out!(
             "{:<26} {:<10} {:>12} {:>10} {:>10} {:>7}  {}",
             r.label,
             op_key(r),
@@ -147,7 +152,7 @@ fn print_results(dataset: &Path) -> Result<()> {
             r.kat
         );
     }
-    println!(
+    crate::out!(
         "({unit}: counter {counter}, mean per call; CV: coefficient of variation of the per-trial means, standard deviation / mean; see the pages for the host state)\n"
     );
     Ok(())

@@ -1,5 +1,6 @@
 //! Small shared helpers: atomic file writes, hashing, JSON in the reference layout.
 
+pub mod console;
 pub mod exit;
 pub mod fsx;
 pub(crate) mod hexs;
