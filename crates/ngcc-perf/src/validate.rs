@@ -73,24 +73,24 @@ impl Outcome {
 pub fn run(args: ValidateArgs) -> Result<ExitCode> {
     let outcome = validate(&args.dataset, &args.catalog, args.pages.as_deref())?;
     for p in &outcome.problems {
-        crate::out!("{p}");
+        crate::util::out!("{p}");
     }
     if let Some(line) = &outcome.baseline_line {
-        crate::out!("{line}");
+        crate::util::out!("{line}");
     }
     if let Some(line) = &outcome.ct_line {
-        crate::out!("{line}");
+        crate::util::out!("{line}");
     }
     if let Some(line) = &outcome.memory_line {
-        crate::out!("{line}");
+        crate::util::out!("{line}");
     }
     if let Some(line) = &outcome.count_line {
-        crate::out!("{line}");
+        crate::util::out!("{line}");
     }
     if let Some(line) = &outcome.groups_line {
-        crate::out!("{line}");
+        crate::util::out!("{line}");
     }
-    crate::out!("{}", outcome.summary_line());
+    crate::util::out!("{}", outcome.summary_line());
     Ok(crate::util::Exit::check(outcome.problems.is_empty()))
 }
 

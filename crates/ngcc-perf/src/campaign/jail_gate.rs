@@ -18,7 +18,7 @@ pub fn check(run: &RunDir, phase: &str, allow_uncontained: bool) -> Result<Conta
     }
     if c.uncontained() && !allow_uncontained {
         for m in &c.missing {
-            crate::say!("JAIL: {m}");
+            crate::util::say!("JAIL: {m}");
         }
         return Err(crate::util::Failure::usage(
             "refusing to run candidate code without any containment layer (no namespaces, Landlock or seccomp); use --allow-uncontained for tests, and the data will say so",
@@ -29,9 +29,9 @@ pub fn check(run: &RunDir, phase: &str, allow_uncontained: bool) -> Result<Conta
     campaign.allow_uncontained |= allow_uncontained && c.uncontained();
     run.save_campaign(&campaign)?;
     if c.uncontained() {
-        crate::say!("{phase}: running candidate code UNCONTAINED; every record says so");
+        crate::util::say!("{phase}: running candidate code UNCONTAINED; every record says so");
     } else if !c.missing.is_empty() {
-        crate::say!(
+        crate::util::say!(
             "{phase}: jail: {} (missing: {})",
             c.text(),
             c.missing.join("; ")

@@ -119,28 +119,28 @@ fn opt(v: Option<f64>, prec: usize) -> String {
 
 pub fn run() -> anyhow::Result<ExitCode> {
     let openssl = openssl_version();
-    crate::out!(
+    crate::util::out!(
         "SM3 cost per byte: sm3hash(256, msg, 8*size) of the embedded C helper (-std=c99 -O2),"
     );
-    crate::out!(
+    crate::util::out!(
         "median of {BATCHES} batches of ~{} ms, wall clock; the Rust model for reference.",
         BATCH_NS / 1e6
     );
-    crate::out!(
+    crate::util::out!(
         "TSC = TSC reference cycles (constant rate, not core cycles); '-' = no TSC on this CPU."
     );
     match &openssl {
-        Some(v) => crate::out!(
+        Some(v) => crate::util::out!(
             "OpenSSL: `openssl speed -evp sm3 -bytes N -seconds 1` ({v}), user CPU time; \
              its TSC/B is its ns/B at the TSC rate measured here."
         ),
-        None => crate::out!("OpenSSL: not on PATH, skipped."),
+        None => crate::util::out!("OpenSSL: not on PATH, skipped."),
     }
-    crate::out!(
+    crate::util::out!(
         "Host not fixed (frequency scaling, other load): a rough guide, not a publishable figure."
     );
-    crate::out!();
-    crate::out!(
+    crate::util::out!();
+    crate::util::out!(
         "{:>8} {:>8} {:>8} {:>11} {:>12} {:>13} {:>10}",
         "size",
         "C ns/B",
@@ -165,7 +165,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             },
             None => (None, None),
         };
-        crate::out!(
+        crate::util::out!(
             "{:>8} {:>8.2} {:>8} {:>11.2} {:>12} {:>13} {:>10}",
             size_label(size),
             c.ns,
@@ -176,7 +176,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             opt(ossl_ns.map(|o| c.ns / o), 2),
         );
         if let Some(e) = note {
-            crate::out!("         openssl: {e}");
+            crate::util::out!("         openssl: {e}");
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -10,7 +10,7 @@ pub struct Progress {
 impl Progress {
     pub fn new(phase: &str, total: u64) -> Progress {
         if !std::io::stderr().is_terminal() || total == 0 {
-            crate::say!("{phase}: {total} to do");
+            crate::util::say!("{phase}: {total} to do");
             return Progress { bar: None };
         }
         let bar = ProgressBar::new(total);
@@ -30,7 +30,7 @@ impl Progress {
                 bar.println(super::text::terminal(line));
                 bar.inc(1);
             }
-            None => crate::say!("{line}"),
+            None => crate::util::say!("{line}"),
         }
     }
 

@@ -116,7 +116,7 @@ fn every_printed_line_goes_through_the_console() {
     }
     assert!(
         found.is_empty(),
-        "print with crate::say!/out!/out_text! (util/console.rs):\n{}",
+        "print with crate::util::say!/out!/out_text! (util/console.rs):\n{}",
         found.join("\n")
     );
 }

@@ -67,7 +67,7 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
     let run = ctx.run;
     let planned = plan_all(ctx, todo);
     let total_s: f64 = planned.iter().map(|p| p.plan.estimated_s).sum();
-    crate::say!(
+    crate::util::say!(
         "measure: {} operations planned, about {:.2} h of work outstanding",
         planned.len(),
         total_s / 3600.0
@@ -78,7 +78,7 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
     if !planned.is_empty() {
         noise_sample(ctx, NoisePoint::Start)?;
         let f = fixed_cost(ctx, "fixed-cost")?;
-        crate::say!(
+        crate::util::say!(
             "measure: fixed cost of a jailed process: {:.1} ms CPU, {:.1} ms wall",
             f.cpu_s * 1e3,
             f.wall_s * 1e3
@@ -170,7 +170,7 @@ fn noise_sample(ctx: &MeasureCtx, at: NoisePoint) -> Result<()> {
     let mut c = ctx.run.load_campaign()?;
     let check = c.noise.get_or_insert_with(NoiseCheck::default);
     crate::measure::noise::sample(check, at, ctx.settings.cpu, c.counter.clone());
-    crate::say!(
+    crate::util::say!(
         "measure: noise check: reference loop spread {:.2} %, CV {:.2} % over {} samples",
         check.spread * 100.0,
         check.cv * 100.0,
@@ -232,7 +232,7 @@ fn recheck_near(ctx: &MeasureCtx, planned: &Planned, m: Measured, first: Record)
         wall_s: before.wall_s.max(now.wall_s),
         near_record: true,
     };
-    crate::say!(
+    crate::util::say!(
         "measure {} {}: the time accounting flagged it; fixed cost measured again next to it: {:.1} ms CPU, {:.1} ms wall (phase start: {:.1} ms, {:.1} ms)",
         planned.sel.key(),
         planned.op.key(),
