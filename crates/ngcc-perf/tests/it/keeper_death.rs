@@ -41,7 +41,7 @@ fn orchestrator_stand_in() {
         _ => JailOptions::full(),
     };
     let job = ToolJob {
-        jail: Some(jail),
+        jail,
         label: "keeper-death".into(),
         program: "/bin/sh".into(),
         args: vec!["-c".into(), "sleep 1001 & sleep 1002; wait".into()],
