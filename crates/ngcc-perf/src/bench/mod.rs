@@ -105,13 +105,13 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
     let with_off = |off: Vec<Layer>| JailOptions { off };
     let timed = |off: Vec<Layer>, into: &mut Vec<f64>| -> Result<()> {
         let t = std::time::Instant::now();
-        crate::sandbox::run_probe_with(&spec, &with_off(off))?;
+        crate::sandbox::run_probe(&spec, &with_off(off))?;
         into.push(t.elapsed().as_secs_f64());
         Ok(())
     };
     for _ in 0..args.count {
         let t = std::time::Instant::now();
-        let o = crate::sandbox::run_probe_with(&spec, &JailOptions::full())?;
+        let o = crate::sandbox::run_probe(&spec, &JailOptions::full())?;
         full.push(t.elapsed().as_secs_f64());
         setup.push(o.observed.jail_setup_s);
         if let Some(e) = o.jail_error {
@@ -135,7 +135,7 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
                 ..Default::default()
             },
             scratch_in: Some(dir.join("tools")),
-            jail: Some(JailOptions::full()),
+            jail: JailOptions::full(),
             ..Default::default()
         })?;
         tool.push(t.elapsed().as_secs_f64());
@@ -146,7 +146,7 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
         Command::new("/bin/true").status()?;
         tool_bare.push(t.elapsed().as_secs_f64());
         let t = std::time::Instant::now();
-        crate::sandbox::run_probe_with(&spec, &with_off(Layer::ALL.to_vec()))?;
+        crate::sandbox::run_probe(&spec, &with_off(Layer::ALL.to_vec()))?;
         none.push(t.elapsed().as_secs_f64());
         let t = std::time::Instant::now();
         let out = Command::new(&exe).arg("--version").output()?;

@@ -235,6 +235,7 @@ pub fn output_in_jail(
     read_only: &[std::path::PathBuf],
     output: &std::path::Path,
     limits: BuildLimits,
+    jail: &crate::sandbox::jail::JailOptions,
 ) -> std::io::Result<(Bounded, crate::dataset::schema::Containment)> {
     use crate::sandbox::tool::{ToolBounds, ToolError, ToolJob, run_tool};
     use std::os::unix::process::ExitStatusExt;
@@ -289,6 +290,7 @@ pub fn output_in_jail(
             memory_mib: 2 * limits.as_limit_mib + 1024,
         },
         scratch_in: output.parent().map(std::path::Path::to_path_buf),
+        jail: jail.clone(),
         ..ToolJob::default()
     };
     let o = match run_tool(&job) {

@@ -7,6 +7,7 @@ use super::objcache;
 use super::sources::{self, SourceSet};
 use crate::candidate::{Api, Candidate, Instance, Kind};
 use crate::dataset::schema::{Containment, HelperOrigin};
+use crate::sandbox::jail::JailOptions;
 use crate::util::text;
 use crate::util::{atomic_write, sha256_file, sha256_hex};
 use anyhow::{Context, Result};
@@ -62,6 +63,8 @@ pub struct Plan {
     pub roots: Vec<PathBuf>,
     /// The bounds of every compiler and linker call of this build.
     pub limits: BuildLimits,
+    /// How the jail of every compiler and linker call is built.
+    pub jail: JailOptions,
 }
 
 pub fn plan(
@@ -197,6 +200,7 @@ pub fn plan(
         cache_key,
         helpers,
         limits: options.limits,
+        jail: options.jail.clone(),
     })
 }
 
@@ -371,13 +375,15 @@ pub struct Built {
 struct Jail<'a> {
     roots: &'a [PathBuf],
     limits: BuildLimits,
+    options: &'a JailOptions,
     layers: std::cell::RefCell<Option<Containment>>,
 }
 
 impl Jail<'_> {
     /// Runs `cmd` in the jail, producing `output`.
     fn run(&self, cmd: &Command, output: &Path) -> std::io::Result<super::bounded::Bounded> {
-        let (out, layers) = super::bounded::output_in_jail(cmd, self.roots, output, self.limits)?;
+        let (out, layers) =
+            super::bounded::output_in_jail(cmd, self.roots, output, self.limits, self.options)?;
         let mut all = self.layers.borrow_mut();
         match all.as_mut() {
             Some(c) => {
@@ -418,6 +424,7 @@ pub fn compile_and_link(plan: &Plan, paths: &Paths) -> Result<Built> {
     let jail = Jail {
         roots: &plan.roots,
         limits: plan.limits,
+        options: &plan.jail,
         layers: std::cell::RefCell::new(None),
     };
     let mut objects = Vec::new();

@@ -25,12 +25,14 @@ use std::path::Path;
 pub use bounded::BuildLimits;
 pub use guard::SourceRoots;
 
-/// What the build takes from a campaign's settings: where manifest paths may point, and the
-/// bounds of each compiler call. A value built once per phase and handed down.
+/// What the build takes from a campaign's settings: where manifest paths may point, the
+/// bounds of each compiler call and how its jail is built. A value built once per phase and
+/// handed down.
 #[derive(Debug, Clone, Default)]
 pub struct BuildOptions {
     pub roots: SourceRoots,
     pub limits: BuildLimits,
+    pub jail: crate::sandbox::jail::JailOptions,
 }
 
 /// One build attempt: its entry and what a caller decides on.

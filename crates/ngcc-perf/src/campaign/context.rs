@@ -114,7 +114,10 @@ pub fn run_child(
     req: &Request,
     timeout_s: f64,
 ) -> Result<(OpOutput, Outcome)> {
-    run_child_with(&JailRunner, run, settings, name, req, timeout_s)
+    let runner = JailRunner {
+        jail: &settings.jail,
+    };
+    run_child_with(&runner, run, settings, name, req, timeout_s)
 }
 
 /// [`run_child`] through `runner`.

@@ -4,13 +4,20 @@
 
 use crate::dataset::schema::Containment;
 use crate::rundir::RunDir;
+use crate::sandbox::jail::JailOptions;
 use crate::sandbox::jail::probe::probe;
 use anyhow::Result;
 
-/// Probes the jail, records it in campaign.json, and refuses (exit 2) on a host without any
-/// containment unless `allow_uncontained`.
-pub fn check(run: &RunDir, phase: &str, allow_uncontained: bool) -> Result<Containment> {
-    let (c, err) = probe(&run.scratch("probe")?)?;
+/// Probes the jail (built as the campaign's jobs will be: `jail`), records it in
+/// campaign.json, and refuses (exit 2) on a host without any containment unless
+/// `allow_uncontained`.
+pub fn check(
+    run: &RunDir,
+    phase: &str,
+    allow_uncontained: bool,
+    jail: &JailOptions,
+) -> Result<Containment> {
+    let (c, err) = probe(&run.scratch("probe")?, jail)?;
     if let Some(e) = err {
         return Err(crate::util::Failure::usage(format!(
             "{phase}: the jail for candidate code could not be set up: {e}"

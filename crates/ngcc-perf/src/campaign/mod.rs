@@ -42,7 +42,12 @@ pub fn execute(settings: &Settings) -> Result<ExitCode> {
     phases::start(&run)?;
     // Candidate code runs in every phase but build: check the jail first.
     if let Some(first) = settings.phases.iter().find(|p| **p != Phase::Build) {
-        jail_gate::check(&run, first.name(), settings.allow_uncontained)?;
+        jail_gate::check(
+            &run,
+            first.name(),
+            settings.allow_uncontained,
+            &settings.jail,
+        )?;
     }
     for &phase in &settings.phases {
         match phase {
@@ -106,7 +111,9 @@ fn measuring_phase(
         settings,
         host,
         planning,
-        runner: &runner::JailRunner,
+        runner: &runner::JailRunner {
+            jail: &settings.jail,
+        },
     };
     match phase {
         Phase::Calibrate => phases::calibrate::run(&ctx, &todo),

@@ -5,6 +5,7 @@
 //! processes or a real clock. [`JailRunner`] is the only product implementation.
 
 use crate::child::protocol::Request;
+use crate::sandbox::jail::JailOptions;
 use crate::sandbox::{self, Outcome, Spec};
 use anyhow::Result;
 
@@ -17,16 +18,18 @@ pub trait Runner {
     fn probe(&self, spec: &Spec) -> Result<Outcome>;
 }
 
-/// The real jail.
-pub struct JailRunner;
+/// The real jail, built as the campaign's settings say (`Settings::jail`).
+pub struct JailRunner<'a> {
+    pub jail: &'a JailOptions,
+}
 
-impl Runner for JailRunner {
+impl Runner for JailRunner<'_> {
     fn run(&self, spec: &Spec, req: &Request) -> Result<Outcome> {
-        sandbox::run(spec, req)
+        sandbox::run(spec, self.jail, req)
     }
 
     fn probe(&self, spec: &Spec) -> Result<Outcome> {
-        sandbox::run_probe(spec)
+        sandbox::run_probe(spec, self.jail)
     }
 }
 

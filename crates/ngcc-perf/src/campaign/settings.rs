@@ -10,6 +10,7 @@ use crate::build::{BuildLimits, BuildOptions, SourceRoots};
 use crate::dataset::schema::Planning;
 use crate::kat::run::KatOptions;
 use crate::sandbox::DEFAULT_MEM_LIMIT_MIB;
+use crate::sandbox::jail::JailOptions;
 use crate::util::Failure;
 use anyhow::Result;
 use clap::Args;
@@ -288,6 +289,8 @@ pub struct Settings {
     /// count phase: counted calls per operation, seconds per instance.
     pub count_calls: u64,
     pub count_budget_s: f64,
+    /// How every jail of the campaign is built (`NGCC_PERF_JAIL_OFF`, read here once).
+    pub jail: JailOptions,
 }
 
 impl Settings {
@@ -321,6 +324,7 @@ impl Settings {
             ct_runs: DEFAULT_CT_RUNS,
             count_calls: DEFAULT_COUNT_CALLS,
             count_budget_s: DEFAULT_COUNT_BUDGET_S,
+            jail: JailOptions::from_env(),
         }
     }
 
@@ -337,6 +341,7 @@ impl Settings {
         BuildOptions {
             roots: SourceRoots::new(&roots),
             limits: BuildLimits::new(self.build_timeout_s, self.build_mem_limit_mib),
+            jail: self.jail.clone(),
         }
     }
 
@@ -346,6 +351,7 @@ impl Settings {
             timeout: self.kat_timeout,
             quick: self.quick,
             mem_limit_mib: self.mem_limit_mib,
+            jail: self.jail.clone(),
         }
     }
 

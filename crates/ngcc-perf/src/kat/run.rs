@@ -30,6 +30,8 @@ pub struct KatOptions {
     pub quick: bool,
     /// RLIMIT_AS of the KAT child, MiB.
     pub mem_limit_mib: u64,
+    /// How the KAT child's jail is built.
+    pub jail: crate::sandbox::jail::JailOptions,
 }
 
 #[derive(Debug, Clone)]
@@ -87,7 +89,7 @@ pub fn run_job(
         workdir: scratch.clone(),
         timeout: opts.timeout,
     };
-    let mut outcome = sandbox::run(&spec, &Request::Kat(job))?;
+    let mut outcome = sandbox::run(&spec, &opts.jail, &Request::Kat(job))?;
     let mut output: Option<KatOutput> = sandbox::parse_result(&outcome).ok();
     // Only KAT text files (`nistkat.rsp`, the ICCS `KAT_*.txt`), at most KAT_CAP in all.
     let expect = ingest::Expect {

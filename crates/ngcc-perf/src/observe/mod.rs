@@ -70,7 +70,11 @@ pub fn cli(args: &ImportArgs) -> Result<ExitCode> {
             "import ngcc: give the tree or package folder: import ngcc TREE --harness DIR --out CANDS, or import ngcc PACKAGE --id ID --out DIR",
         )
     })?;
-    let jail = runner::Jailed { scratch_in: None };
+    // The operator's NGCC_PERF_JAIL_OFF, read once for the whole import.
+    let jail = runner::Jailed {
+        scratch_in: None,
+        jail: crate::sandbox::jail::JailOptions::from_env(),
+    };
     let limited = Limited::new(&jail, args.jobs.unwrap_or(2));
     let wall_s = args.observe_timeout.unwrap_or(DEFAULT_WALL_S);
     if let (Some(id), None) = (&args.id, &args.harness) {

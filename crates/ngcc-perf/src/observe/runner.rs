@@ -87,6 +87,8 @@ pub fn host_program(name: &str) -> Option<PathBuf> {
 pub struct Jailed {
     /// Parent of every run's scratch folder (None: the system temp folder).
     pub scratch_in: Option<PathBuf>,
+    /// How each run's jail is built (the operator's choice, read by the command).
+    pub jail: crate::sandbox::jail::JailOptions,
 }
 
 impl ToolRunner for Jailed {
@@ -107,6 +109,7 @@ impl ToolRunner for Jailed {
             },
             trace_exec: job.trace,
             scratch_in: self.scratch_in.clone(),
+            jail: self.jail.clone(),
             ..ToolJob::default()
         };
         let out = run_tool(&tj).map_err(|e| format!("{e}"))?;

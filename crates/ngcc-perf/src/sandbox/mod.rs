@@ -196,17 +196,16 @@ pub trait Job: Serialize {
     }
 }
 
-/// Runs one job in its jail (see [`jail`]) and waits at most `spec.timeout`; the jail has
-/// the layers the operator left on (`NGCC_PERF_JAIL_OFF`).
-pub fn run<J: Job>(spec: &Spec, request: &J) -> Result<Outcome> {
+/// Runs one job in its jail (see [`jail`]) and waits at most `spec.timeout`; the jail is
+/// built as `options` says (the operator's choice, read once by the command).
+pub fn run<J: Job>(spec: &Spec, options: &jail::JailOptions, request: &J) -> Result<Outcome> {
     let job = jail::JobSpec {
         request: request.request_value()?,
         files: request.files(),
     };
-    let options = jail::JailOptions::from_env();
     run_order(
         spec,
-        &options,
+        options,
         Some(job),
         request.tool(),
         request.bounds(),
@@ -214,13 +213,8 @@ pub fn run<J: Job>(spec: &Spec, request: &J) -> Result<Outcome> {
     )
 }
 
-/// A probe: builds the jail, reports its layers and runs no candidate code.
-pub fn run_probe(spec: &Spec) -> Result<Outcome> {
-    run_probe_with(spec, &jail::JailOptions::from_env())
-}
-
-/// [`run_probe`] in a jail built as `options` says (`bench jail`'s variants).
-pub fn run_probe_with(spec: &Spec, options: &jail::JailOptions) -> Result<Outcome> {
+/// A probe: builds the jail as `options` says, reports its layers and runs no candidate code.
+pub fn run_probe(spec: &Spec, options: &jail::JailOptions) -> Result<Outcome> {
     run_order(
         spec,
         options,
@@ -332,7 +326,16 @@ fn start_keeper(order: &jail::Order, output_cap: usize) -> Result<Started> {
             // would otherwise reach the jail.
             cloexec_from(5);
             libc::setpgid(0, 0);
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            // SIGTERM, not SIGKILL: the keeper handles it by killing its job and its whole
+            // process group (`jail::keeper`), which a SIGKILL would leave running where the
+            // jail has no PID namespace of its own. Whatever our own parent made of SIGTERM
+            // (ignored, blocked) must not cross the exec.
+            let mut term: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut term);
+            libc::sigaddset(&mut term, libc::SIGTERM);
+            libc::sigprocmask(libc::SIG_UNBLOCK, &term, std::ptr::null_mut());
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
             // The orchestrator died before prctl took effect: nobody would ever kill us.
             if libc::getppid() != parent {
                 libc::_exit(1);

@@ -83,8 +83,8 @@ pub struct ToolJob {
     /// Folder the scratch folder is created in (default: the system temp folder). Put it on
     /// the file system the outputs go to, so they can be renamed there.
     pub scratch_in: Option<PathBuf>,
-    /// How its jail is built; `None`: as the operator says (`NGCC_PERF_JAIL_OFF`).
-    pub jail: Option<jail::JailOptions>,
+    /// How its jail is built (the operator's choice, or `bench jail`'s variant).
+    pub jail: jail::JailOptions,
 }
 
 /// A run's scratch folder (canonical path); removed on drop unless [`Scratch::keep`] was called.
@@ -339,11 +339,7 @@ pub fn run_tool(job: &ToolJob) -> Result<ToolOutcome, ToolError> {
         nonce: jail::nonce(),
         job: None,
         scratch: path.clone(),
-        off: job
-            .jail
-            .clone()
-            .unwrap_or_else(jail::JailOptions::from_env)
-            .off,
+        off: job.jail.off.clone(),
         tool: None,
         tool_run: Some(run),
         bounds: jail::JobBounds {

@@ -225,7 +225,9 @@ fn child_job(dir: &Path, request: &Request) -> VectorsOutput {
         workdir: dir.to_path_buf(),
         timeout: std::time::Duration::from_secs(120),
     };
-    let out = ngcc_perf::sandbox::run(&spec, request).unwrap();
+    // A full jail: the test's own choice, whatever the environment says.
+    let jail = ngcc_perf::sandbox::jail::JailOptions::full();
+    let out = ngcc_perf::sandbox::run(&spec, &jail, request).unwrap();
     ngcc_perf::sandbox::parse_result(&out)
         .unwrap_or_else(|e| panic!("{e:#}: {:?} {}", out.failure_text(), out.stderr))
 }

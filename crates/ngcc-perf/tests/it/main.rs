@@ -17,6 +17,7 @@ mod iccs_csize;
 mod iccs_props;
 mod iccs_samples;
 mod kat_iccs_toys;
+mod keeper_death;
 mod kex_steps;
 mod layering;
 mod measure_campaign;

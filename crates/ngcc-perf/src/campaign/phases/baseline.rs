@@ -270,7 +270,9 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         settings,
         host,
         planning,
-        runner: &crate::campaign::runner::JailRunner,
+        runner: &crate::campaign::runner::JailRunner {
+            jail: &settings.jail,
+        },
     };
     super::calibrate::run(&ctx, &todo)?;
     super::measure::run(&ctx, &todo)
@@ -602,7 +604,7 @@ fn vectors(
         workdir: run.scratch(&format!("selftest-{CANDIDATE}-{label}-{group}"))?,
         timeout,
     };
-    let outcome = sandbox::run(&spec, &Request::Vectors(job))?;
+    let outcome = sandbox::run(&spec, &settings.jail, &Request::Vectors(job))?;
     let out: Option<VectorsOutput> = sandbox::parse_result(&outcome).ok();
     Ok(match (&outcome.exit, out) {
         (Exit::Timeout, _) => Err((

@@ -272,7 +272,7 @@ fn count_one(
         workdir: scratch.clone(),
         timeout: Duration::from_secs_f64(share_s),
     };
-    let outcome = sandbox::run(&spec, &Request::Count(job))?;
+    let outcome = sandbox::run(&spec, &settings.jail, &Request::Count(job))?;
     r.wall_s = outcome.wall_s;
     let tree = &outcome.observed.tree_usage;
     r.cpu_s = tree.user_s + tree.sys_s;

@@ -27,7 +27,7 @@ use crate::dataset::schema::{
 };
 use crate::measure::{dudect, memcheck};
 use crate::rundir::RunDir;
-use crate::sandbox::jail::{JOB_LIBRARY, ingest};
+use crate::sandbox::jail::{JOB_LIBRARY, JailOptions, ingest};
 use crate::sandbox::{self, Exit, Outcome, Spec};
 use crate::util::progress::Progress;
 use crate::util::{sha256_file, write_json};
@@ -228,6 +228,7 @@ fn run_job(
     name: &str,
     job: CtJob,
     timeout_s: f64,
+    jail: &JailOptions,
 ) -> Result<(CtOutput, Outcome, PathBuf)> {
     let scratch = run.scratch(name)?;
     let spec = Spec {
@@ -238,7 +239,7 @@ fn run_job(
         setup_dir: scratch.join("setup"),
         ..job
     };
-    let outcome = sandbox::run(&spec, &Request::Ct(job))?;
+    let outcome = sandbox::run(&spec, jail, &Request::Ct(job))?;
     let out = match (&outcome.exit, sandbox::parse_result::<CtOutput>(&outcome)) {
         (Exit::Timeout, _) => CtOutput {
             status: ProcessStatus::HardTimeout,
@@ -304,7 +305,7 @@ fn taint_one(
         runs: settings.ct_runs,
     };
     let j = job(s, op, &lib.library, mode, limits(settings, timeout));
-    let (out, outcome, copied) = run_job(run, &name, j, timeout)?;
+    let (out, outcome, copied) = run_job(run, &name, j, timeout, &settings.jail)?;
     // The library that ran under memcheck, scanned for client requests of its own.
     let scan = std::fs::read(&lib.library)
         .map(|b| crate::measure::client_requests::scan(&b, &lib.sha256))
@@ -399,7 +400,7 @@ fn dudect_one(
     };
     let library = run.path(e.library.as_deref().unwrap_or_default());
     let j = job(s, op, &library, mode, limits(settings, timeout));
-    let (out, outcome, copied) = run_job(run, &name, j, timeout)?;
+    let (out, outcome, copied) = run_job(run, &name, j, timeout, &settings.jail)?;
     let mut d = CtDudect {
         status: out.status.clone(),
         error: out.error.clone(),

@@ -167,7 +167,7 @@ fn one(
         workdir: run.scratch(&t.scratch_name("mem"))?,
         timeout: Duration::from_secs_f64(timeout.max(1.0)),
     };
-    let outcome = sandbox::run(&spec, &Request::Memory(job))?;
+    let outcome = sandbox::run(&spec, &settings.jail, &Request::Memory(job))?;
     let failed = |why: String| OpMemory {
         operation: t.op.op.clone(),
         input_bytes: t.op.input_bytes,

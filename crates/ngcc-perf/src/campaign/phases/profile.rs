@@ -65,7 +65,9 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         settings,
         host,
         planning,
-        runner: &crate::campaign::runner::JailRunner,
+        runner: &crate::campaign::runner::JailRunner {
+            jail: &settings.jail,
+        },
     };
     for (key, reason) in &skipped {
         crate::util::say!("profile: skipping {key}: {reason}");

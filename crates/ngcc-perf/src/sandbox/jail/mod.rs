@@ -331,9 +331,10 @@ pub struct Applied {
     pub nproc: bool,
 }
 
-/// How the jails of some jobs are built: the layers left out. A value handed to the code
-/// that builds each jail (`bench jail` times its variants side by side with it), never
-/// process state.
+/// How the jails of some jobs are built: the layers left out. A value read once at the top
+/// of a command (`Settings`, `import ngcc`) and handed down to the code that builds each
+/// jail (`bench jail` times its variants side by side with it), never process state and
+/// never read from the environment where a jail is built.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct JailOptions {
     pub off: Vec<Layer>,
@@ -346,12 +347,18 @@ impl JailOptions {
     }
 
     /// The operator's choice: `NGCC_PERF_JAIL_OFF` (`all`, or names like `user_ns,seccomp`),
-    /// to test the fallbacks; unset or unknown names leave every layer on.
+    /// to test the fallbacks. Called once per command, where its settings are made.
     pub fn from_env() -> JailOptions {
-        let off = match std::env::var(OFF_ENV) {
-            Err(_) => Vec::new(),
-            Ok(text) if text.trim() == "all" => Layer::ALL.to_vec(),
-            Ok(text) => text
+        JailOptions::parse(std::env::var(OFF_ENV).ok().as_deref())
+    }
+
+    /// [`JailOptions::from_env`] on the variable's value: unset or unknown names leave
+    /// every layer on.
+    pub fn parse(value: Option<&str>) -> JailOptions {
+        let off = match value {
+            None => Vec::new(),
+            Some(text) if text.trim() == "all" => Layer::ALL.to_vec(),
+            Some(text) => text
                 .split(',')
                 .filter_map(|n| Layer::from_name(n.trim()))
                 .collect(),
@@ -389,4 +396,19 @@ pub fn prepare_scratch(scratch: &Path, files: Option<&JobFiles>) -> anyhow::Resu
         std::fs::create_dir_all(dir)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_operators_jail_off_names_layers_or_all() {
+        assert_eq!(JailOptions::parse(None), JailOptions::full());
+        assert_eq!(JailOptions::parse(Some(" all ")).off, Layer::ALL.to_vec());
+        assert_eq!(
+            JailOptions::parse(Some("seccomp, user_ns,nonsense")).off,
+            [Layer::Seccomp, Layer::UserNs]
+        );
+    }
 }
