@@ -326,7 +326,16 @@ fn start_keeper(order: &jail::Order, output_cap: usize) -> Result<Started> {
             // would otherwise reach the jail.
             cloexec_from(5);
             libc::setpgid(0, 0);
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            // SIGTERM, not SIGKILL: the keeper handles it by killing its job and its whole
+            // process group (`jail::keeper`), which a SIGKILL would leave running where the
+            // jail has no PID namespace of its own. Whatever our own parent made of SIGTERM
+            // (ignored, blocked) must not cross the exec.
+            let mut term: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut term);
+            libc::sigaddset(&mut term, libc::SIGTERM);
+            libc::sigprocmask(libc::SIG_UNBLOCK, &term, std::ptr::null_mut());
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
             // The orchestrator died before prctl took effect: nobody would ever kill us.
             if libc::getppid() != parent {
                 libc::_exit(1);

@@ -40,6 +40,28 @@ extern "C" fn on_stop(_: libc::c_int) {
     }
 }
 
+/// Signals that ask a process to end: an operator's `kill`, Ctrl-C, a closed terminal.
+const END_SIGNALS: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
+
+/// An end request: the job goes first, then the keeper's whole process group (the
+/// orchestrator made it the leader of its own; a job that is no namespace's init is in it),
+/// then this process. By default these signals ended the keeper alone and left its job
+/// running. In the proxy (pid 1 of the jail's PID namespace, which receives only signals it
+/// handles) it ends the worker and the proxy, and with it the namespace.
+extern "C" fn on_end(sig: libc::c_int) {
+    let pid = JOB_PID.load(Ordering::SeqCst);
+    // SAFETY: kill(2), getpid, getpgrp and _exit(2) are async-signal-safe.
+    unsafe {
+        if pid > 0 {
+            libc::kill(pid, libc::SIGKILL);
+        }
+        if libc::getpgrp() == libc::getpid() {
+            libc::kill(0, libc::SIGKILL);
+        }
+        libc::_exit(128 + sig);
+    }
+}
+
 fn catch_stop() {
     // SAFETY: installs a handler that makes only async-signal-safe calls; SA_RESTART keeps
     // the keeper's reads and waits going until the stopped jail closes its pipes. The proxy
@@ -50,6 +72,12 @@ fn catch_stop() {
         sa.sa_flags = libc::SA_RESTART;
         libc::sigemptyset(&mut sa.sa_mask);
         libc::sigaction(STOP_SIGNAL, &sa, std::ptr::null_mut());
+        let mut end: libc::sigaction = std::mem::zeroed();
+        end.sa_sigaction = on_end as *const () as libc::sighandler_t;
+        libc::sigfillset(&mut end.sa_mask);
+        for sig in END_SIGNALS {
+            libc::sigaction(sig, &end, std::ptr::null_mut());
+        }
     }
 }
 
@@ -258,13 +286,14 @@ fn direct_tool(
         Err(e) => return failed(format!("{e:#}")),
     };
     let net = root && !off(Layer::NetNs);
+    // SAFETY: a plain id query.
+    let keeper = unsafe { libc::getpid() };
     // SAFETY: fork of this single-threaded process; the child never returns.
     let pid = unsafe { libc::fork() };
     if pid == 0 {
         // SAFETY: as above, in the child.
         unsafe {
             libc::close(TRUSTED_FD);
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             if net {
                 let ok =
                     libc::unshare(libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS)
@@ -277,6 +306,12 @@ fn direct_tool(
                     || libc::setresuid(NOBODY, NOBODY, NOBODY) != 0)
             {
                 libc::_exit(125);
+            }
+            // After the uid change, which would clear it (prctl(2)); a keeper that died
+            // before this took effect has left us with another parent.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if libc::getppid() != keeper {
+                libc::_exit(1);
             }
         }
         super::tool_exec::run_tree(exec, rep_w.as_raw_fd(), None);
@@ -430,6 +465,7 @@ fn namespaced(
         request: request.as_raw_fd(),
         report: rep_w.as_raw_fd(),
         go: go_r.as_raw_fd(),
+        go_keeper: go_w.as_raw_fd(),
     };
     let flags = libc::CLONE_NEWUSER
         | libc::CLONE_NEWPID
@@ -481,9 +517,10 @@ fn namespaced(
     }
     // The job's control groups, entered by the proxy before it starts anything.
     let (groups, group_missing) = job_groups(order, pid);
-    std::fs::File::from(go_w)
-        .write_all(b"g")
-        .context("starting the proxy")?;
+    // The write end stays open until the proxy is reaped: its end of file tells the proxy
+    // that this keeper died (see `namespaces::die_with_keeper`).
+    let mut go_w = std::fs::File::from(go_w);
+    go_w.write_all(b"g").context("starting the proxy")?;
     let mut report = Report::default();
     report.containment.missing.extend(group_missing);
     report.containment.layers = vec![
@@ -508,6 +545,7 @@ fn namespaced(
     let mut status = 0;
     // SAFETY: reaping our child.
     unsafe { libc::waitpid(pid, &mut status, 0) };
+    drop(go_w);
     if let Some(Msg::SetupError(e)) = msgs.iter().find(|m| matches!(m, Msg::SetupError(_))) {
         return Err(anyhow!(e.clone()));
     }

@@ -551,7 +551,34 @@ pub struct ProxyFds {
     pub exe: libc::c_int,
     pub request: libc::c_int,
     pub report: libc::c_int,
+    /// Read end of the start pipe: one byte says "go"; end of file says the keeper is gone
+    /// (it holds the write end for as long as it lives).
     pub go: libc::c_int,
+    /// The keeper's write end of that pipe, which this copy of the keeper must not hold.
+    pub go_keeper: libc::c_int,
+}
+
+/// Arms the parent-death signal again and checks that the keeper is still there. `enter`
+/// took the jail's uid, and a change of uid clears that signal (prctl(2)): a proxy whose
+/// keeper then died (killed with its orchestrator) lived on, reparented to init, with its
+/// whole namespace (a valgrind job and all) still running. getppid cannot tell a dead keeper
+/// here (the parent is outside our PID namespace, so it reads 0 either way): the start pipe
+/// can, as its only writer is the keeper.
+fn die_with_keeper(go: libc::c_int) {
+    // SAFETY: prctl and poll on our own process and descriptor; _exit ends it.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        let mut p = libc::pollfd {
+            fd: go,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let polled = libc::poll(&mut p, 1, 0);
+        if polled != 0 && p.revents & (libc::POLLHUP | libc::POLLIN | libc::POLLERR) != 0 {
+            libc::_exit(1);
+        }
+        libc::close(go);
+    }
 }
 
 /// The proxy: waits for the keeper to map its ids, builds the root, starts the worker, reaps
@@ -562,12 +589,12 @@ pub fn proxy(plan: &Plan, fds: &ProxyFds, drop_groups: bool) -> ! {
     unsafe {
         libc::close(0);
         libc::close(4);
+        libc::close(fds.go_keeper);
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
         let mut b = [0u8; 1];
         if libc::read(fds.go, b.as_mut_ptr().cast(), 1) != 1 {
             libc::_exit(1);
         }
-        libc::close(fds.go);
     }
     let send = |m: &Msg| super::worker::send(fds.report, m);
     let host_scratch = match enter(plan, drop_groups) {
@@ -578,6 +605,7 @@ pub fn proxy(plan: &Plan, fds: &ProxyFds, drop_groups: bool) -> ! {
             unsafe { libc::_exit(1) };
         }
     };
+    die_with_keeper(fds.go);
     let inside = PathBuf::from(&plan.scratch_inside);
     let scratch = super::tool_exec::ScratchOut {
         inside: &inside,
