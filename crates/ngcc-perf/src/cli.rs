@@ -101,7 +101,7 @@ pub fn main() -> ExitCode {
                 .map(str::trim)
                 .collect();
             let msg = msg.join(" ");
-            eprintln!(
+            crate::util::say!(
                 "ngcc-perf: error: {} (see --help)",
                 msg.strip_prefix("error: ").unwrap_or(&msg)
             );
@@ -113,7 +113,7 @@ pub fn main() -> ExitCode {
         Err(err) => {
             let code = Exit::of(&err);
             let text = format!("{err:#}").replace('\n', " ");
-            eprintln!("ngcc-perf: error: {text}");
+            crate::util::say!("ngcc-perf: error: {text}");
             code.into()
         }
     }

@@ -30,12 +30,12 @@ pub struct DemoArgs {
 pub fn run(args: DemoArgs) -> Result<ExitCode> {
     let t0 = std::time::Instant::now();
     let out = std::path::absolute(&args.out)?;
-    println!("demo: ICCS helper self-test");
+    crate::util::out!("demo: ICCS helper self-test");
     let st = crate::iccs::selftest()?;
     if st != ExitCode::SUCCESS {
         anyhow::bail!("the ICCS helper self-test failed; not measuring with broken helpers");
     }
-    println!(
+    crate::util::out!(
         "demo: PQClean tree: {}",
         crate::samples::pqclean_dir()?.display()
     );
@@ -47,7 +47,9 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
     let mut dirs = vec![cands];
     match crate::samples::iccs_samples() {
         Some(d) => dirs.push(d),
-        None => println!("demo: no samples/iccs folder here; measuring PQClean ML-KEM only"),
+        None => {
+            crate::util::out!("demo: no samples/iccs folder here; measuring PQClean ML-KEM only")
+        }
     }
     let run_dir = out.join("run");
     // Instruction counts too where valgrind is installed (they take about a minute).
@@ -63,7 +65,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         allow_unfixed_host: true,
         ..Settings::new(&phases, dirs, run_dir.clone())
     };
-    println!(
+    crate::util::out!(
         "demo: campaign (build, KAT, calibrate, measure, profile, memory{}) in {}; hash KATs in --quick mode; the host is not \
          checked for fixed clocks (--allow-unfixed-host), and the data says so",
         if counting {
@@ -99,10 +101,10 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
     )
     .context("writing the HTML site")?;
     print_results(&dataset)?;
-    println!("demo: dataset {}", dataset.display());
-    println!("demo: pages   {}", pages.display());
-    println!("demo: site    {}", index.display());
-    println!("demo: done in {:.0} s", t0.elapsed().as_secs_f64());
+    crate::util::out!("demo: dataset {}", dataset.display());
+    crate::util::out!("demo: pages   {}", pages.display());
+    crate::util::out!("demo: site    {}", index.display());
+    crate::util::out!("demo: done in {:.0} s", t0.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -120,9 +122,14 @@ fn print_results(dataset: &Path) -> Result<()> {
     });
     let counter = ds.campaign.counter.clone().unwrap_or(CounterKind::None);
     let unit = counter.unit();
-    println!(
+    crate::util::out!(
         "\n{:<26} {:<10} {:>12} {:>10} {:>10} {:>7}  KAT",
-        "instance", "operation", unit, "time", "ops/s", "CV"
+        "instance",
+        "operation",
+        unit,
+        "time",
+        "ops/s",
+        "CV"
     );
     for r in rows {
         let (cyc, time, ops, cv) = match &r.stats {
@@ -136,7 +143,7 @@ fn print_results(dataset: &Path) -> Result<()> {
             ),
             None => ("failed".into(), String::new(), String::new(), String::new()),
         };
-        println!(
+        crate::util::out!(
             "{:<26} {:<10} {:>12} {:>10} {:>10} {:>7}  {}",
             r.label,
             op_key(r),
@@ -147,7 +154,7 @@ fn print_results(dataset: &Path) -> Result<()> {
             r.kat
         );
     }
-    println!(
+    crate::util::out!(
         "({unit}: counter {counter}, mean per call; CV: coefficient of variation of the per-trial means, standard deviation / mean; see the pages for the host state)\n"
     );
     Ok(())

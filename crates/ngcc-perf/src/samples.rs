@@ -40,7 +40,7 @@ pub enum SamplesCmd {
 pub fn run(args: SamplesArgs) -> Result<ExitCode> {
     match args.cmd {
         SamplesCmd::Pqclean => {
-            println!("{}", pqclean_dir()?.display());
+            crate::util::out!("{}", pqclean_dir()?.display());
             Ok(ExitCode::SUCCESS)
         }
     }

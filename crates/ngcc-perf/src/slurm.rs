@@ -69,7 +69,7 @@ pub fn run(args: SlurmArgs) -> Result<ExitCode> {
         Some(e) => std::path::absolute(e)?,
         None => std::env::current_exe()?,
     };
-    print!("{}", script(&args, &exe)?);
+    crate::util::out_text!("{}", script(&args, &exe)?);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -73,24 +73,24 @@ impl Outcome {
 pub fn run(args: ValidateArgs) -> Result<ExitCode> {
     let outcome = validate(&args.dataset, &args.catalog, args.pages.as_deref())?;
     for p in &outcome.problems {
-        println!("{p}");
+        crate::util::out!("{p}");
     }
     if let Some(line) = &outcome.baseline_line {
-        println!("{line}");
+        crate::util::out!("{line}");
     }
     if let Some(line) = &outcome.ct_line {
-        println!("{line}");
+        crate::util::out!("{line}");
     }
     if let Some(line) = &outcome.memory_line {
-        println!("{line}");
+        crate::util::out!("{line}");
     }
     if let Some(line) = &outcome.count_line {
-        println!("{line}");
+        crate::util::out!("{line}");
     }
     if let Some(line) = &outcome.groups_line {
-        println!("{line}");
+        crate::util::out!("{line}");
     }
-    println!("{}", outcome.summary_line());
+    crate::util::out!("{}", outcome.summary_line());
     Ok(crate::util::Exit::check(outcome.problems.is_empty()))
 }
 

@@ -159,7 +159,7 @@ pub fn render(rows: &[CountRow]) -> String {
 
 pub fn run(args: CountArgs) -> Result<ExitCode> {
     let run = RunDir::open(&args.run)?;
-    print!("{}", render(&rows(&run)?));
+    crate::util::out_text!("{}", render(&rows(&run)?));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -162,13 +162,13 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
             1e3 * v.iter().sum::<f64>() / v.len().max(1) as f64
         )
     };
-    println!("{} empty children per variant, interleaved", args.count);
-    println!("jailed ({layers}): {}", ms(&full));
-    println!(
+    crate::util::out!("{} empty children per variant, interleaved", args.count);
+    crate::util::out!("jailed ({layers}): {}", ms(&full));
+    crate::util::out!(
         "  of which keeper start to the worker locked down (before any library): {}",
         ms(&setup)
     );
-    println!("keeper + worker, every layer off: {}", ms(&none));
+    crate::util::out!("keeper + worker, every layer off: {}", ms(&none));
     let added = |with: &[f64], without: &[f64]| {
         let d: Vec<f64> = with.iter().zip(without).map(|(a, b)| a - b).collect();
         let s = stats::spread(&d);
@@ -180,22 +180,22 @@ fn jail(args: JailArgs) -> Result<ExitCode> {
             d.len()
         )
     };
-    println!(
+    crate::util::out!(
         "added start cost per job of the tmpfs scratch: {}",
         added(&no_groups, &no_bounds)
     );
-    println!(
+    crate::util::out!(
         "added start cost per job of the memory and pids control groups: {}",
         added(&full, &no_groups)
     );
-    println!(
+    crate::util::out!(
         "a jailed tool run of /bin/true (a compiler call's added cost): {}; bare: {}; added: {}",
         ms(&tool),
         ms(&tool_bare),
         added(&tool, &tool_bare)
     );
-    println!("one bare exec of ngcc-perf (--version): {}", ms(&bare));
-    println!(
+    crate::util::out!("one bare exec of ngcc-perf (--version): {}", ms(&bare));
+    crate::util::out!(
         "added start cost of the jail per child: {:.2} ms (median jailed - median bare exec)",
         1e3 * (stats::median(&full).unwrap_or(0.0) - stats::median(&bare).unwrap_or(0.0))
     );
@@ -349,7 +349,7 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
             };
             harness.push(h);
             minimal.push(c);
-            println!(
+            crate::util::out!(
                 "{} round {round}: harness {h:.1} ticks/call, C loop {c:.1} ticks/call, ratio {:.4}",
                 side.name,
                 h / c
@@ -369,12 +369,12 @@ fn overhead(args: OverheadArgs) -> Result<ExitCode> {
             r.of_medians
         ));
     }
-    println!(
+    crate::util::out!(
         "\ncounter: {counter} (forced on both sides); both sides pinned to CPU {cpu}, {WARMUPS} warm-ups, \
          the same library; rounds interleaved (alternating order); interval: Student t over the \
          per-round ratios (targets: within 0.99-1.01 for enc, 0.98-1.02 for the 32-byte hash)\n"
     );
-    print!("{table}");
+    crate::util::out_text!("{table}");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -303,7 +303,7 @@ pub fn run(args: PlanArgs) -> Result<ExitCode> {
     if rows.is_empty() {
         bail!("{}: no record with a calibration", args.run.display());
     }
-    print!("{}", render(&rows));
+    crate::util::out_text!("{}", render(&rows));
     Ok(ExitCode::SUCCESS)
 }
 

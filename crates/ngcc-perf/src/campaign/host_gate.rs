@@ -36,7 +36,7 @@ pub fn check(
     let problems = host::host_problems(cpu);
     if !problems.is_empty() && !allow_unfixed {
         for p in &problems {
-            eprintln!("HOST: {p}");
+            crate::util::say!("HOST: {p}");
         }
         return Err(crate::util::Failure::usage(
             "refusing to measure on an unfixed host (use --allow-unfixed-host for tests, and the data will say so)",
@@ -83,7 +83,7 @@ pub fn check(
     c.environment_at_end = Some(environment.clone());
     run.save_campaign(&c)?;
     if !problems.is_empty() {
-        eprintln!(
+        crate::util::say!(
             "{phase}: measuring on an UNFIXED host ({}); every record says so",
             problems.join("; ")
         );

@@ -25,7 +25,7 @@ pub fn check(
     }
     if c.uncontained() && !allow_uncontained {
         for m in &c.missing {
-            eprintln!("JAIL: {m}");
+            crate::util::say!("JAIL: {m}");
         }
         return Err(crate::util::Failure::usage(
             "refusing to run candidate code without any containment layer (no namespaces, Landlock or seccomp); use --allow-uncontained for tests, and the data will say so",
@@ -36,9 +36,9 @@ pub fn check(
     campaign.allow_uncontained |= allow_uncontained && c.uncontained();
     run.save_campaign(&campaign)?;
     if c.uncontained() {
-        eprintln!("{phase}: running candidate code UNCONTAINED; every record says so");
+        crate::util::say!("{phase}: running candidate code UNCONTAINED; every record says so");
     } else if !c.missing.is_empty() {
-        eprintln!(
+        crate::util::say!(
             "{phase}: jail: {} (missing: {})",
             c.text(),
             c.missing.join("; ")

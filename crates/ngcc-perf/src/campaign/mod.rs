@@ -74,7 +74,7 @@ pub fn execute(settings: &Settings) -> Result<ExitCode> {
             .map(Selected::key)
             .collect();
         if !failing.is_empty() {
-            eprintln!(
+            crate::util::say!(
                 "campaign: {} instance(s) did not pass their KAT: {}",
                 failing.len(),
                 failing.join(", ")
@@ -100,7 +100,7 @@ fn measuring_phase(
     if !skipped.is_empty() {
         let mut c = run.load_campaign()?;
         for (key, reason) in &skipped {
-            eprintln!("{}: skipping {key}: {reason}", phase.name());
+            crate::util::say!("{}: skipping {key}: {reason}", phase.name());
             c.skipped
                 .insert(key.clone(), serde_json::Value::String(reason.clone()));
         }

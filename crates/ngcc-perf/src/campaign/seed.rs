@@ -75,7 +75,7 @@ pub fn seed(run: &RunDir, from: &Path, shard: Option<(u32, u32)>) -> Result<()> 
     });
     if run.build_json().is_file() {
         check_same_build(run, &from, &build)?;
-        eprintln!(
+        crate::util::say!(
             "seed: {} ({which}) was seeded from {} before; resuming",
             run.root.display(),
             from.display()
@@ -126,7 +126,7 @@ pub fn seed(run: &RunDir, from: &Path, shard: Option<(u32, u32)>) -> Result<()> 
         }
     }
     crate::util::atomic_write(&run.build_json(), &build_bytes)?;
-    eprintln!(
+    crate::util::say!(
         "seed: {} ({which}) from {}: {copied} of {} instance(s), {kat_logs} KAT log(s)",
         run.root.display(),
         from.display(),

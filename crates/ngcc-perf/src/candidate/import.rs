@@ -139,9 +139,9 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         let text = format!("{header}{}", toml::to_string(cand)?);
         crate::util::atomic_write(&path, text.as_bytes())?;
         total += cand.instances.len();
-        println!("{}: {} instances", path.display(), cand.instances.len());
+        crate::util::out!("{}: {} instances", path.display(), cand.instances.len());
     }
-    println!(
+    crate::util::out!(
         "import: {} candidates, {total} instances in {}",
         cands.len(),
         out.display()
@@ -149,7 +149,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
     if let Some(tree) = &given {
         let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
         if !canon(tree).starts_with(canon(&out)) {
-            println!(
+            crate::util::out!(
                 "import pqclean: the sources stay where they are; give the campaign --allow-source-root {}",
                 quoted(tree)
             );

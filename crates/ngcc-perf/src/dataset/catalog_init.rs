@@ -30,7 +30,7 @@ pub struct CatalogArgs {
 
 pub fn run(args: CatalogArgs) -> Result<ExitCode> {
     write_catalog(&args.dataset, &args.out, args.system.as_deref())?;
-    println!("catalog: {}", args.out.display());
+    crate::util::out!("catalog: {}", args.out.display());
     Ok(ExitCode::SUCCESS)
 }
 

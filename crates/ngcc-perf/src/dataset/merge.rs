@@ -45,7 +45,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
     } else {
         format!(" (shards {})", m.shards.join(", "))
     };
-    println!(
+    crate::util::out!(
         "merge: {} input(s){shards}, {} record(s), {} profile(s), {} KAT log(s) for system {} -> {}",
         m.inputs,
         m.records,
@@ -148,7 +148,7 @@ pub fn merge(inputs: &[PathBuf], system: Option<&str>, out: &Path) -> Result<Mer
             .map(|(rel, (_, bytes))| (rel.clone(), std::mem::take(bytes))),
     );
     for line in publish::quarantine_staged(&mut staged) {
-        eprintln!("merge: {line}");
+        crate::util::say!("merge: {line}");
     }
     for (rel, bytes) in staged {
         match evidence.get_mut(&rel) {

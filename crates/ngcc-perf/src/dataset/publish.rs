@@ -42,7 +42,7 @@ pub fn run(args: PublishArgs) -> Result<ExitCode> {
     } else {
         " (the run has no journal: neither has the dataset)"
     };
-    println!(
+    crate::util::out!(
         "publish: {n} files for system {} -> {}{journal}",
         args.system,
         args.out.display()
@@ -163,7 +163,7 @@ pub fn publish(run: &Path, system: &str, out: &Path) -> Result<usize> {
         }
     }
     for line in quarantine_staged(&mut files) {
-        eprintln!("publish: {line}");
+        crate::util::say!("publish: {line}");
     }
     refuse_absolute(&files)?;
     if let Some(run_sha) = &run_sha256 {

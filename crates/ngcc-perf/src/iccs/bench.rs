@@ -119,30 +119,36 @@ fn opt(v: Option<f64>, prec: usize) -> String {
 
 pub fn run() -> anyhow::Result<ExitCode> {
     let openssl = openssl_version();
-    println!(
+    crate::util::out!(
         "SM3 cost per byte: sm3hash(256, msg, 8*size) of the embedded C helper (-std=c99 -O2),"
     );
-    println!(
+    crate::util::out!(
         "median of {BATCHES} batches of ~{} ms, wall clock; the Rust model for reference.",
         BATCH_NS / 1e6
     );
-    println!(
+    crate::util::out!(
         "TSC = TSC reference cycles (constant rate, not core cycles); '-' = no TSC on this CPU."
     );
     match &openssl {
-        Some(v) => println!(
+        Some(v) => crate::util::out!(
             "OpenSSL: `openssl speed -evp sm3 -bytes N -seconds 1` ({v}), user CPU time; \
              its TSC/B is its ns/B at the TSC rate measured here."
         ),
-        None => println!("OpenSSL: not on PATH, skipped."),
+        None => crate::util::out!("OpenSSL: not on PATH, skipped."),
     }
-    println!(
+    crate::util::out!(
         "Host not fixed (frequency scaling, other load): a rough guide, not a publishable figure."
     );
-    println!();
-    println!(
+    crate::util::out!();
+    crate::util::out!(
         "{:>8} {:>8} {:>8} {:>11} {:>12} {:>13} {:>10}",
-        "size", "C ns/B", "C TSC/B", "model ns/B", "OpenSSL ns/B", "OpenSSL TSC/B", "C/OpenSSL"
+        "size",
+        "C ns/B",
+        "C TSC/B",
+        "model ns/B",
+        "OpenSSL ns/B",
+        "OpenSSL TSC/B",
+        "C/OpenSSL"
     );
     for size in SIZES {
         let c = measure(size, |m| {
@@ -159,7 +165,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             },
             None => (None, None),
         };
-        println!(
+        crate::util::out!(
             "{:>8} {:>8.2} {:>8} {:>11.2} {:>12} {:>13} {:>10}",
             size_label(size),
             c.ns,
@@ -170,7 +176,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             opt(ossl_ns.map(|o| c.ns / o), 2),
         );
         if let Some(e) = note {
-            println!("         openssl: {e}");
+            crate::util::out!("         openssl: {e}");
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -121,26 +121,34 @@ pub fn run(official: Option<&Path>) -> Result<()> {
             }
             None => None,
         };
-        println!();
-        println!(
+        crate::util::out!();
+        crate::util::out!(
             "ICCS helpers per call, built with the guide flags ({GUIDE_REFERENCE}); median of 7 batches of ~20 ms, wall clock:"
         );
-        println!(
+        crate::util::out!(
             "embedded = ngcc-perf's csrc/iccs (what instances without their own files link by default)"
         );
         match official {
-            Some(d) => println!(
+            Some(d) => crate::util::out!(
                 "official = {} (what `iccs_helpers` links, and what packages ship)",
                 d.display()
             ),
             None => {
-                println!("official = not measured (pass --official DIR, e.g. the ICCS API folder)")
+                crate::util::out!(
+                    "official = not measured (pass --official DIR, e.g. the ICCS API folder)"
+                )
             }
         }
-        println!();
-        println!(
+        crate::util::out!();
+        crate::util::out!(
             "{:<18} {:>8} {:>9} {:>15} {:>15} {:>9} {:>6}",
-            "function", "input", "out bits", "embedded ns", "official ns", "off/emb", "same"
+            "function",
+            "input",
+            "out bits",
+            "embedded ns",
+            "official ns",
+            "off/emb",
+            "same"
         );
         for (key, t) in &embedded {
             let o = off.as_ref().and_then(|m| m.get(key).cloned().flatten());
@@ -167,7 +175,7 @@ pub fn run(official: Option<&Path>) -> Result<()> {
             } else {
                 bytes_text(key.1)
             };
-            println!(
+            crate::util::out!(
                 "{:<18} {:>8} {:>9} {:>15} {:>15} {:>9} {:>6}",
                 key.0,
                 input,
@@ -178,7 +186,9 @@ pub fn run(official: Option<&Path>) -> Result<()> {
                 same
             );
         }
-        println!("same = the first output of both builds is identical (bit-exact helpers).");
+        crate::util::out!(
+            "same = the first output of both builds is identical (bit-exact helpers)."
+        );
         Ok(())
     })();
     let _ = std::fs::remove_dir_all(&work);

@@ -138,7 +138,7 @@ pub fn run(args: IccsArgs) -> anyhow::Result<ExitCode> {
             let m = input::message(&a.hex, a.bits)?;
             let c = ffi::c_sm3(&m.bytes, m.bits);
             agree("sm3", &c, &sm3::sm3_bits(&m.bytes, m.bits))?;
-            println!("{}", hexs::upper(&c));
+            crate::util::out!("{}", hexs::upper(&c));
         }
         IccsCmd::Pseudohash(a) => {
             let d = input::pseudohash_width(a.digest_bits)?;
@@ -147,14 +147,14 @@ pub fn run(args: IccsArgs) -> anyhow::Result<ExitCode> {
                 .map_err(|rc| Failure::check(format!("the C pseudohash({d}) returned {rc}")))?;
             let model = pseudo::pseudohash(d, &m.bytes, m.bits)?;
             agree("pseudohash", &c, &model)?;
-            println!("{}", hexs::upper(&c));
+            crate::util::out!("{}", hexs::upper(&c));
         }
         IccsCmd::Xof(a) => {
             let n = input::out_bits("--out-bits", a.out_bits)?;
             let m = input::message(&a.msg.hex, a.msg.bits)?;
             let c = ffi::c_xof(n, &m.bytes, m.bits);
             agree("pseudoXOF", &c, &pseudo::pseudo_xof(n, &m.bytes, m.bits))?;
-            println!("{}", hexs::upper(&c));
+            crate::util::out!("{}", hexs::upper(&c));
         }
         IccsCmd::Drng(a) => {
             let seed = hexs::parse(&a.seed).map_err(|e| Failure::usage(format!("--seed: {e}")))?;
@@ -171,7 +171,7 @@ pub fn run(args: IccsArgs) -> anyhow::Result<ExitCode> {
                 )?;
                 lines.push(hexs::upper(&got));
             }
-            println!("{}", lines.join("\n"));
+            crate::util::out!("{}", lines.join("\n"));
         }
         IccsCmd::Selftest => return selftest(),
         IccsCmd::Bench(a) => {

@@ -68,10 +68,10 @@ fn write_manifest(args: &ManifestArgs) -> Result<ExitCode> {
     }
     let text = manifest.render();
     match &args.out {
-        None => print!("{text}"),
+        None => crate::util::out_text!("{text}"),
         Some(path) => {
             atomic_write(path, text.as_bytes())?;
-            eprintln!(
+            crate::util::say!(
                 "kat manifest: {} files of {} -> {}",
                 manifest.entries.len(),
                 args.cand,

@@ -328,7 +328,7 @@ mod tests {
         if c.add_cycles_per_tick > 1.5 * c.mul_cycles_per_tick {
             assert_eq!(c.verdict, CoreClockVerdict::Measured, "{c:?}");
         }
-        eprintln!(
+        crate::util::say!(
             "core clock: {:.3} cycles per tick by multiplies ({:.2} GHz), {:.3} by adds, {:?}",
             c.mul_cycles_per_tick,
             hz / 1e9,

@@ -743,7 +743,7 @@ mod tests {
             None,
             perf::FORMAT_GROUP,
         ) else {
-            eprintln!("SKIPPED: perf_event_open refused even a software event");
+            crate::util::say!("SKIPPED: perf_event_open refused even a software event");
             return;
         };
         let member = perf::open_typed(

@@ -371,6 +371,7 @@ mod tests {
             fixed_cost: Some(FixedCost {
                 cpu_s: 0.01,
                 wall_s: 0.02,
+                near_record: false,
             }),
             warmups: 3,
         }

@@ -45,19 +45,19 @@ pub struct CheckArgs {
 pub fn run_check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let problems = host_problems(args.cpu);
     for p in &problems {
-        println!("HOST: {p}");
+        crate::util::out!("HOST: {p}");
     }
     if problems.is_empty() {
-        println!("host ready");
+        crate::util::out!("host ready");
     } else {
-        println!("{} problem(s)", problems.len());
+        crate::util::out!("{} problem(s)", problems.len());
     }
     let info = counter_info(args.cpu);
     let hz = info
         .hz
         .map(|hz| format!("{hz:.0} Hz"))
         .unwrap_or_else(|| "unknown rate".into());
-    println!(
+    crate::util::out!(
         "counter: {} ({hz}), overhead {} ticks",
         info.kind.as_str(),
         info.overhead.1

@@ -119,7 +119,7 @@ pub fn cli(args: &ImportArgs) -> Result<ExitCode> {
         id: args.id.clone(),
     };
     let rows = import_tree(&t, &limited)?;
-    print!("{}", summary(&rows));
+    crate::util::out_text!("{}", summary(&rows));
     if rows.is_empty() {
         return Err(Failure::usage(format!(
             "import ngcc: no package below {} (no folder holds a *_AlgorithmInstance.h)",
@@ -127,7 +127,7 @@ pub fn cli(args: &ImportArgs) -> Result<ExitCode> {
         )));
     }
     if let Some(o) = &t.out {
-        println!(
+        crate::util::out!(
             "import ngcc: then: ngcc-perf campaign build,kat --candidates {} --run RUN --allow-source-root {}",
             o.display(),
             t.tree.display()
@@ -268,7 +268,7 @@ pub fn import_tree(t: &TreeRun, runner: &dyn ToolRunner) -> Result<Vec<Row>> {
                         });
                     {
                         let _g = print.lock().unwrap_or_else(|e| e.into_inner());
-                        print!("{text}");
+                        crate::util::out_text!("{text}");
                     }
                     rows.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(row);
                 }

@@ -156,12 +156,12 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     if args.check {
         let differ = differing_pages(&pages, &args.out);
         for p in &differ {
-            println!(
+            crate::util::out!(
                 "differs from regenerated output: {}",
                 args.out.join(&p.path).display()
             );
         }
-        println!(
+        crate::util::out!(
             "report check: system {sys}: {} pages, {} differ",
             pages.len(),
             differ.len()
@@ -171,6 +171,6 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     for p in &pages {
         crate::util::atomic_write(&args.out.join(&p.path), p.text.as_bytes())?;
     }
-    println!("report: system {sys} in {}", args.out.display());
+    crate::util::out!("report: system {sys} in {}", args.out.display());
     Ok(ExitCode::SUCCESS)
 }

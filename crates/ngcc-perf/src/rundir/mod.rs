@@ -41,7 +41,9 @@ impl RunDir {
         // We hold the lock, so any temporary file is left over from a killed campaign.
         let stale = sweep_tmp(&root);
         if stale > 0 {
-            eprintln!("run: removed {stale} temporary file(s) left by an interrupted campaign");
+            crate::util::say!(
+                "run: removed {stale} temporary file(s) left by an interrupted campaign"
+            );
         }
         crate::journal::open(&root)?;
         Ok(RunDir {

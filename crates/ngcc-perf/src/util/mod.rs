@@ -1,5 +1,6 @@
 //! Small shared helpers: atomic file writes, hashing, JSON in the reference layout.
 
+pub mod console;
 pub mod exit;
 pub mod fsx;
 pub(crate) mod hexs;
@@ -7,6 +8,7 @@ pub(crate) mod progress;
 pub mod text;
 pub(crate) mod time;
 
+pub(crate) use console::{out, out_text, say};
 pub use exit::{Exit, Failure};
 pub use fsx::{atomic_write, cache_home, read_json, sha256_file, sha256_hex, write_json};
 

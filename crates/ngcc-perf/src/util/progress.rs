@@ -10,7 +10,7 @@ pub struct Progress {
 impl Progress {
     pub fn new(phase: &str, total: u64) -> Progress {
         if !std::io::stderr().is_terminal() || total == 0 {
-            eprintln!("{phase}: {total} to do");
+            crate::util::say!("{phase}: {total} to do");
             return Progress { bar: None };
         }
         let bar = ProgressBar::new(total);
@@ -27,16 +27,16 @@ impl Progress {
     pub fn done(&self, line: &str) {
         match &self.bar {
             Some(bar) => {
-                bar.println(line);
+                bar.println(super::text::terminal(line));
                 bar.inc(1);
             }
-            None => eprintln!("{line}"),
+            None => crate::util::say!("{line}"),
         }
     }
 
     pub fn working_on(&self, what: &str) {
         if let Some(bar) = &self.bar {
-            bar.set_message(what.to_string());
+            bar.set_message(super::text::terminal(what));
         }
     }
 

@@ -7,6 +7,7 @@ mod campaign_gate;
 mod common;
 mod compare_fixture;
 mod compare_reference;
+mod console_lines;
 mod count_campaign;
 mod crash_resume;
 mod ct_campaign;

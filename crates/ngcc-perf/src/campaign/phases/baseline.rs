@@ -218,7 +218,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
             let stale = crate::kat::run::stale_because(&entry.kat_inputs, &now);
             if entry.kat == KatStatus::Pending || !log.is_file() || stale.is_some() {
                 if let Some(why) = stale.filter(|_| entry.kat != KatStatus::Pending) {
-                    eprintln!(
+                    crate::util::say!(
                         "baseline {}: {} self-test is stale: {why}",
                         s.key(),
                         entry.kat
@@ -234,7 +234,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
             }
             passed += usize::from(entry.kat == KatStatus::Pass);
         }
-        eprintln!(
+        crate::util::say!(
             "baseline {}: {} ({} flags{})",
             s.key(),
             entry.kat,
@@ -247,7 +247,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         );
         state.put(&entry)?;
     }
-    eprintln!(
+    crate::util::say!(
         "baseline build: {built}/{} built ({}), {passed}/{} self-tests PASS",
         sel.len(),
         source.algorithm(),
@@ -260,7 +260,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     if !skipped.is_empty() {
         let mut c = run.load_campaign()?;
         for (key, reason) in &skipped {
-            eprintln!("baseline: skipping {key}: {reason}");
+            crate::util::say!("baseline: skipping {key}: {reason}");
             c.skipped.insert(key.clone(), Value::String(reason.clone()));
         }
         run.save_campaign(&c)?;
@@ -361,7 +361,7 @@ fn host_guard(run: &RunDir, settings: &Settings, now: &HostEnv) -> Result<()> {
     }
     let text = format!("baseline: host state differs: {}", differ.join("; "));
     if settings.allow_unfixed_host {
-        eprintln!("{text} (measuring anyway: --allow-unfixed-host)");
+        crate::util::say!("{text} (measuring anyway: --allow-unfixed-host)");
         return Ok(());
     }
     Err(Failure::usage(text))

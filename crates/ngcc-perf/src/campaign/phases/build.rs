@@ -43,7 +43,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         .iter()
         .filter(|s| snapshot.entry(&s.key()).is_none_or(|e| !e.is_built()))
         .count();
-    eprintln!(
+    crate::util::say!(
         "build: {} instances, {rebuilt} compiled, {} cached, {failed} failed ({:.1} s)",
         selected.len(),
         selected.len() - rebuilt,

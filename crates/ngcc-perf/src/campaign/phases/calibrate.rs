@@ -70,7 +70,7 @@ pub fn run(ctx: &MeasureCtx, todo: &[Measurable]) -> Result<()> {
                 } else {
                     format!("{}: {}", cal.status, cal.error.clone().unwrap_or_default())
                 };
-                eprintln!(
+                crate::util::say!(
                     "calibrate {} {key}: {what} (process {:.1} s)",
                     s.key(),
                     cal.wall_s

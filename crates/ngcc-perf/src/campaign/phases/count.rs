@@ -75,11 +75,11 @@ fn run_with(
         .filter(|s| crate::campaign::shard::in_shard(&s.key(), settings.shard))
     {
         let Some(e) = build.entry(&s.key()) else {
-            eprintln!("count: skipping {}: not built", s.key());
+            crate::util::say!("count: skipping {}: not built", s.key());
             continue;
         };
         if e.kat != KatStatus::Pass {
-            eprintln!("count: skipping {}: KAT {}", s.key(), e.kat);
+            crate::util::say!("count: skipping {}: KAT {}", s.key(), e.kat);
             continue;
         }
         let Some(lib) = e
@@ -88,7 +88,7 @@ fn run_with(
             .map(|l| run.path(l))
             .filter(|l| l.is_file())
         else {
-            eprintln!("count: skipping {}: library file is missing", s.key());
+            crate::util::say!("count: skipping {}: library file is missing", s.key());
             continue;
         };
         let exchange: Option<Calibration> =
@@ -98,7 +98,7 @@ fn run_with(
                 .into_iter()
                 .filter(|o| {
                     if count_entry_points(s.cand.kind, &o.op).is_none() {
-                        eprintln!(
+                        crate::util::say!(
                             "count: skipping {} {}: a KEX pass shares its entry point with the other passes",
                             s.key(),
                             o.key()

@@ -49,11 +49,11 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
             continue;
         }
         let Some(e) = build.entry(&s.key()) else {
-            eprintln!("ct: skipping {}: not built", s.key());
+            crate::util::say!("ct: skipping {}: not built", s.key());
             continue;
         };
         if e.kat != KatStatus::Pass {
-            eprintln!("ct: skipping {}: KAT {}", s.key(), e.kat);
+            crate::util::say!("ct: skipping {}: KAT {}", s.key(), e.kat);
             continue;
         }
         let ops: Vec<Op> = child_ct::ops(s.cand.kind)

@@ -30,7 +30,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
             todo.push((s, None));
         } else if let Some(why) = stale_because(&e.kat_inputs, &inputs(&s.cand, &s.inst, &e, &opts))
         {
-            eprintln!("kat {}: {} verdict is stale: {why}", s.key(), e.kat);
+            crate::util::say!("kat {}: {} verdict is stale: {why}", s.key(), e.kat);
             todo.push((s, Some(why)));
         }
     }
@@ -39,11 +39,13 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         .filter(|s| state.get(&s.key()).is_none())
         .count();
     if missing > 0 {
-        eprintln!("kat: {missing} selected instances were never built (run the build phase first)");
+        crate::util::say!(
+            "kat: {missing} selected instances were never built (run the build phase first)"
+        );
     }
     let stale = todo.iter().filter(|t| t.1.is_some()).count();
     if stale > 0 {
-        eprintln!("kat: {stale} stale verdicts to re-run");
+        crate::util::say!("kat: {stale} stale verdicts to re-run");
     }
     let progress = Progress::new("kat", todo.len() as u64);
     let results: Vec<Result<()>> = pool(settings)?.install(|| {
@@ -67,7 +69,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
                 if entry.kat == KatStatus::NoKat
                     && let Some(hint) = nokat_hint(run, s)
                 {
-                    eprintln!("{hint}");
+                    crate::util::say!("{hint}");
                 }
                 Ok(())
             })
@@ -85,7 +87,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         }
     }
     let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
-    eprintln!("kat: {}", summary.join(", "));
+    crate::util::say!("kat: {}", summary.join(", "));
     Ok(())
 }
 

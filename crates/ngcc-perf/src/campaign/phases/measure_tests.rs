@@ -175,6 +175,7 @@ const PROBES: [(f64, f64); 3] = [
 const FIXED: FixedCost = FixedCost {
     cpu_s: 5.0 * MS,
     wall_s: 8.0 * MS,
+    near_record: false,
 };
 
 /// The plan of keygen from the calibration phase below (t1 1/1024 s, fixed 11/1024 s).
@@ -249,7 +250,7 @@ fn a_calibration_on_the_fake_gives_its_plan() {
 fn the_fixed_cost_is_the_least_cpu_and_the_least_wall_of_the_probes() {
     let kit = Kit::new();
     let runner = ScriptedRunner::default().with_probes(&PROBES);
-    assert_eq!(fixed_cost(&kit.ctx(&runner)).unwrap(), FIXED);
+    assert_eq!(fixed_cost(&kit.ctx(&runner), "fixed-cost").unwrap(), FIXED);
 }
 
 /// The honest jail of a trial of `iters` calls of `per_call` s: the timed CPU, the fixed cost,
@@ -262,14 +263,15 @@ fn honest(iters: u64, per_call: f64) -> (f64, f64) {
     )
 }
 
-/// Measures keygen on `trials` (then five verify children while all complete).
-fn measure_keygen(trials: Vec<Reply>) -> (Record, ScriptedRunner) {
+/// Measures keygen on `trials` (then five verify children while all complete), with the
+/// phase's fixed cost [`FIXED`] and `probes` for a flagged record's second look.
+fn measure_keygen(trials: Vec<Reply>, probes: &[(f64, f64)]) -> (Record, ScriptedRunner) {
     let kit = Kit::new();
     let (_, planned) = calibrate_keygen(&kit);
     let n = trials.len();
     let mut script = trials;
     script.extend((0..n).map(|_| verify_reply()));
-    let runner = ScriptedRunner::new(script);
+    let runner = ScriptedRunner::new(script).with_probes(probes);
     let record = measure_one(&kit.ctx(&runner), &planned, Some(FIXED)).unwrap();
     (record, runner)
 }
@@ -284,7 +286,7 @@ fn a_record_is_assembled_from_the_trials_with_exact_statistics() {
             trial_reply(ITERS, p, cpu, wall)
         })
         .collect();
-    let (rec, runner) = measure_keygen(trials);
+    let (rec, runner) = measure_keygen(trials, &[]);
     assert_eq!(runner.left(), 0);
     // Five trial processes of one trial each, seeded apart, then one verify child each.
     let seen = runner.seen();
@@ -346,7 +348,8 @@ fn a_child_claiming_half_the_time_its_jail_used_is_inconsistent() {
             trial_reply(ITERS, 0.5 * MS, cpu, wall)
         })
         .collect();
-    let (rec, _) = measure_keygen(trials);
+    // Measured again next to the record, the fixed cost is what it was.
+    let (rec, _) = measure_keygen(trials, &PROBES);
     assert_eq!(rec.status, RecordStatus::Inconsistent);
     let x = rec.ngcc.unwrap();
     // 168 timed + 5 fixed + 1.5 warm-ups of 348 /1024 s: 50 %.
@@ -358,7 +361,64 @@ fn a_child_claiming_half_the_time_its_jail_used_is_inconsistent() {
              80 % less 15 ms)"
         )
     );
-    assert_eq!(x.checks.unwrap().cpu_accounted, Some(174.5 / 348.0));
+    let c = x.checks.unwrap();
+    assert_eq!(c.cpu_accounted, Some(174.5 / 348.0));
+    assert_eq!(
+        c.fixed_cost,
+        Some(FixedCost {
+            near_record: true,
+            ..FIXED
+        })
+    );
+}
+
+/// An honest trial process on a host that got busier after the phase's probes: its jail's
+/// start took `loaded` seconds of CPU instead of [`FIXED`]'s.
+fn honest_loaded(loaded: f64) -> Reply {
+    let (cpu, wall) = honest(ITERS, MS);
+    trial_reply(ITERS, MS, cpu - 5.0 * MS + loaded, wall + loaded)
+}
+
+#[test]
+fn a_record_flagged_by_the_accounting_is_checked_again_with_the_fixed_cost_next_to_it() {
+    // 336 timed + 5 fixed + 3 warm-ups of 463 /1024 s: 74 %, below 80 % less 15 ms.
+    let trials = (0..5).map(|_| honest_loaded(120.0 * MS)).collect();
+    let probes = [
+        (125.0 * MS, 30.0 * MS),
+        (120.0 * MS, 28.0 * MS),
+        (130.0 * MS, 40.0 * MS),
+    ];
+    let (rec, runner) = measure_keygen(trials, &probes);
+    // The record's five trials and five verify children, then the three probes.
+    assert_eq!(runner.left(), 0);
+    assert_eq!(rec.status, RecordStatus::Complete);
+    let c = rec.ngcc.unwrap().checks.unwrap();
+    assert_eq!(
+        c.fixed_cost,
+        Some(FixedCost {
+            cpu_s: 120.0 * MS,
+            wall_s: 28.0 * MS,
+            near_record: true,
+        })
+    );
+    assert_eq!(c.cpu_accounted, Some(459.0 / 463.0));
+}
+
+#[test]
+fn a_fixed_cost_measured_again_never_falls_below_the_phases() {
+    // Quieter probes next to the record than at the phase's start: the phase's figure stays,
+    // and the record stays flagged.
+    let trials = (0..5).map(|_| honest_loaded(120.0 * MS)).collect();
+    let (rec, _) = measure_keygen(trials, &[(1.0 * MS, 2.0 * MS); 3]);
+    assert_eq!(rec.status, RecordStatus::Inconsistent);
+    let c = rec.ngcc.unwrap().checks.unwrap();
+    assert_eq!(
+        c.fixed_cost,
+        Some(FixedCost {
+            near_record: true,
+            ..FIXED
+        })
+    );
 }
 
 #[test]
@@ -370,7 +430,7 @@ fn untimed_work_beyond_the_timed_is_inconsistent() {
             trial_reply(ITERS, MS, cpu + 1.0, wall + 1.0)
         })
         .collect();
-    let (rec, _) = measure_keygen(trials);
+    let (rec, _) = measure_keygen(trials, &PROBES);
     assert_eq!(rec.status, RecordStatus::Inconsistent);
     assert_eq!(
         rec.ngcc.unwrap().inconsistent_reason.as_deref(),

@@ -34,7 +34,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     let build = run.load_build()?;
     let (todo, skipped) = measurable::split(run, &build, selected, &issues, settings.shard);
     for (key, reason) in &skipped {
-        eprintln!("memory: skipping {key}: {reason}");
+        crate::util::say!("memory: skipping {key}: {reason}");
     }
     let recorder = heap::recorder_sha256();
     let work: Vec<_> = todo

@@ -30,7 +30,7 @@ pub(crate) fn due<T: DeserializeOwned>(
     match why {
         None => false,
         Some(why) => {
-            eprintln!("{}: redone: {why}", what());
+            crate::util::say!("{}: redone: {why}", what());
             true
         }
     }

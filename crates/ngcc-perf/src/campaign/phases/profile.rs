@@ -70,7 +70,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         },
     };
     for (key, reason) in &skipped {
-        eprintln!("profile: skipping {key}: {reason}");
+        crate::util::say!("profile: skipping {key}: {reason}");
     }
     // Reference variant only; hash candidates are not profiled (their whole op is the hash).
     let build = settings.build_options();

@@ -117,14 +117,14 @@ pub fn run_with(
     observer: Option<&dyn Observer>,
 ) -> Result<ExitCode> {
     let imp = import_with(opts, observer)?;
-    print!("{}", emit::table(&imp));
+    crate::util::out_text!("{}", emit::table(&imp));
     if dry_run {
         return Ok(ExitCode::SUCCESS);
     }
     let out =
         out.ok_or_else(|| Failure::usage("import ngcc: --out DIR is required (or --dry-run)"))?;
     write(&imp, out)?;
-    println!(
+    crate::util::out!(
         "import ngcc: {} instances, {} problem(s) -> {}",
         imp.found.len(),
         imp.problems.len() + imp.found.iter().map(|f| f.problems.len()).sum::<usize>(),
@@ -142,7 +142,7 @@ pub fn run_with(
             .iter()
             .map(|p| format!("--allow-source-root {}", p.display()))
             .collect();
-        println!(
+        crate::util::out!(
             "import ngcc: the sources stay where they are; give the campaign {}",
             flags.join(" ")
         );

@@ -244,6 +244,10 @@ pub struct RecordChecks {
 pub struct FixedCost {
     pub cpu_s: f64,
     pub wall_s: f64,
+    /// Measured again right after this record's processes, because the phase's first probes
+    /// (taken under another load) did not account for them; the larger of the two is kept.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub near_record: bool,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

@@ -19,10 +19,10 @@ type Check = Result<(), String>;
 pub fn selftest() -> anyhow::Result<ExitCode> {
     let mut failed = 0usize;
     let mut report = |name: &str, result: Check| match result {
-        Ok(()) => println!("PASS {name}"),
+        Ok(()) => crate::util::out!("PASS {name}"),
         Err(why) => {
             failed += 1;
-            println!("FAIL {name}: {why}");
+            crate::util::out!("FAIL {name}: {why}");
         }
     };
     for side in [Side::Model, Side::C] {
@@ -73,7 +73,7 @@ pub fn selftest() -> anyhow::Result<ExitCode> {
     if failed == 0 {
         Ok(ExitCode::SUCCESS)
     } else {
-        println!("{failed} check(s) failed");
+        crate::util::out!("{failed} check(s) failed");
         Ok(crate::util::Exit::CheckFailed.into())
     }
 }
