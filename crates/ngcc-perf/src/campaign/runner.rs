@@ -111,6 +111,8 @@ pub mod scripted {
         probes: RefCell<VecDeque<(f64, f64)>>,
         /// Every job asked for: its scratch folder's name and the request.
         seen: RefCell<Vec<(String, Request)>>,
+        /// The wall-clock timeout each job was given, in order.
+        timeouts: RefCell<Vec<std::time::Duration>>,
     }
 
     impl ScriptedRunner {
@@ -131,6 +133,11 @@ pub mod scripted {
             self.seen.borrow().clone()
         }
 
+        /// The wall-clock timeouts of the jobs run so far, in order.
+        pub fn timeouts(&self) -> Vec<std::time::Duration> {
+            self.timeouts.borrow().clone()
+        }
+
         /// Replies not asked for yet.
         pub fn left(&self) -> usize {
             self.replies.borrow().len()
@@ -145,6 +152,7 @@ pub mod scripted {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             self.seen.borrow_mut().push((name.clone(), req.clone()));
+            self.timeouts.borrow_mut().push(spec.timeout);
             let r = self
                 .replies
                 .borrow_mut()

@@ -33,7 +33,7 @@ pub const DEFAULT_CT_MEASUREMENTS: u64 = 20_000;
 pub const DEFAULT_CT_RUNS: u32 = 3;
 /// count phase: counted calls per operation (`--count-calls`).
 pub const DEFAULT_COUNT_CALLS: u64 = 10;
-/// count phase: seconds per instance, shared by its operations (`--count-budget`).
+/// count phase: CPU seconds per instance, shared by its operations (`--count-budget`).
 pub const DEFAULT_COUNT_BUDGET_S: f64 = 300.0;
 
 /// A campaign phase, in pipeline order.
@@ -227,8 +227,10 @@ pub struct CampaignArgs {
     /// count phase: counted calls per operation under callgrind (after the trials' warm-up).
     #[arg(long, default_value_t = DEFAULT_COUNT_CALLS)]
     pub count_calls: u64,
-    /// count phase: seconds per instance for all its operations (each job is killed at its
-    /// share; callgrind with its cache simulation runs code 50-100x slower than native).
+    /// count phase: CPU seconds per instance for all its operations (each job's process is
+    /// killed by the kernel at its share, at least 30; a wall-clock bound of 10x the share
+    /// stops a job that waits without computing; callgrind with its cache simulation runs
+    /// code 50-100x slower than native).
     #[arg(long, default_value_t = DEFAULT_COUNT_BUDGET_S)]
     pub count_budget: f64,
 }

@@ -80,6 +80,9 @@ pub fn run(job: &CountJob) -> CountOutput {
         fixed_addresses: fixed_addresses(),
         ..CountOutput::default()
     };
+    if let Some(s) = job.cpu_soft_s {
+        super::limits::cpu_soft(s);
+    }
     if !client::available() {
         return failed(
             out,

@@ -29,6 +29,21 @@ pub fn apply(limits: &Limits) -> String {
     notes.join(", ")
 }
 
+/// Lowers RLIMIT_CPU's soft limit to `seconds` (the hard one stays: the kernel then sends
+/// SIGXCPU at the soft limit and SIGKILL at the hard one). Lowering needs no privilege.
+pub fn cpu_soft(seconds: u64) {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit on our own process, into a struct we own.
+    unsafe {
+        libc::getrlimit(libc::RLIMIT_CPU, &mut lim);
+        lim.rlim_cur = seconds.min(lim.rlim_max);
+        libc::setrlimit(libc::RLIMIT_CPU, &lim);
+    }
+}
+
 fn set(resource: libc::__rlimit_resource_t, value: u64) {
     let lim = libc::rlimit {
         rlim_cur: value,

@@ -654,6 +654,10 @@ pub struct CountJob {
     pub seed_tweak: u8,
     pub warmups: u64,
     pub calls: u64,
+    /// The job's CPU budget: RLIMIT_CPU's soft limit (SIGXCPU, a kill the job's status names),
+    /// set below `limits.cpu_seconds`, the hard one (SIGKILL, for code that catches SIGXCPU).
+    #[serde(default)]
+    pub cpu_soft_s: Option<u64>,
 }
 
 /// What a count job reports (facts only; the orchestrator reads the callgrind files).
@@ -706,6 +710,7 @@ mod request_tests {
                 seed_tweak: 0,
                 warmups: 3,
                 calls: 10,
+                cpu_soft_s: Some(100),
             })
         };
         let (a, b) = (job("/tmp/a"), job("/tmp/a-much-longer-run-directory"));

@@ -303,6 +303,25 @@ pub struct CountRecord {
     /// How the job's address space was laid out (the job read its own persona).
     #[serde(default)]
     pub address_space: AddressSpace,
+    /// The job's bounds: CPU seconds of its process (RLIMIT_CPU, its share of
+    /// `--count-budget`) and the wall-clock safety net (0 in records from before them).
+    #[serde(default)]
+    pub cpu_budget_s: u64,
+    #[serde(default)]
+    pub wall_bound_s: u64,
+    /// The bound that ended the job, when one did (status `hard_timeout`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_by: Option<JobBound>,
+}
+
+/// The bound a count job ran into.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum JobBound {
+    /// Its CPU budget: the kernel killed its process at RLIMIT_CPU.
+    Cpu,
+    /// The wall-clock safety net: the orchestrator stopped it.
+    Wall,
 }
 
 /// Whether the counted process ran with address-space randomisation off. With it on, the

@@ -11,10 +11,14 @@
 //! - The library's bytes are scanned for valgrind client requests: a library that can ask
 //!   whether it runs under valgrind has its counts marked.
 //!
-//! An instance's operations share `--count-budget` seconds equally; a job is killed at its
-//! share (never below [`MIN_JOB_S`]).
+//! An instance's operations share `--count-budget` CPU seconds equally: a job's process is
+//! killed by the kernel at its share (never below `count_budget::MIN_JOB_CPU_S`), and a
+//! wall-clock bound of `count_budget::WALL_PER_CPU` times that stops a job that waits
+//! without computing ([`count_budget`]).
 
+use super::count_budget::{CPU_GRACE_S, JobBudget};
 use crate::campaign::measurable;
+use crate::campaign::runner::{JailRunner, Runner};
 use crate::campaign::{Selected, Settings};
 use crate::candidate::Api;
 use crate::child::protocol::{
@@ -29,16 +33,13 @@ use crate::measure::{callgrind, client_requests, plan};
 use crate::profile::symbols::{Family, helpers};
 use crate::rundir::RunDir;
 use crate::sandbox::jail::ingest;
-use crate::sandbox::{self, Exit, Spec};
+use crate::sandbox::{self, Spec};
 use crate::util::progress::Progress;
 use crate::util::{atomic_write, read_json, sha256_hex, tail, write_json};
 use anyhow::Result;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-/// The slowest a count job may be given: valgrind's start-up, the setup and the warm-up
-/// under callgrind.
-pub const MIN_JOB_S: f64 = 30.0;
 /// Cap on what a count job may leave in scratch (its callgrind files).
 const COUNT_CAP: u64 = 256 << 20;
 /// How collection is limited to the counted calls, as records say it.
@@ -48,6 +49,23 @@ around it); the counters are dumped (and so zeroed) after the warm-up calls and 
 counted call (CALLGRIND_DUMP_STATS_AT from the harness, not the library)";
 
 pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<()> {
+    run_with(
+        &JailRunner {
+            jail: &settings.jail,
+        },
+        run,
+        selected,
+        settings,
+    )
+}
+
+/// [`run`] with its jobs run by `runner` (scripted in the tests).
+fn run_with(
+    runner: &dyn Runner,
+    run: &RunDir,
+    selected: &[Selected],
+    settings: &Settings,
+) -> Result<()> {
     let build = run.load_build()?;
     let mut work = Vec::new();
     // A shard counts its own instances, as it times them (its run holds only their
@@ -99,11 +117,13 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
     for (s, e, lib, ops) in &work {
         let bytes = std::fs::read(lib)?;
         let scan = client_requests::scan(&bytes, &sha256_hex(&bytes));
-        let n_ops = measurable::operations(s.cand.kind, None).len().max(1) as f64;
-        let share = (settings.count_budget_s / n_ops).max(MIN_JOB_S);
+        let budget = JobBudget::share(
+            settings.count_budget_s,
+            measurable::operations(s.cand.kind, None).len(),
+        );
         for o in ops {
             progress.working_on(&format!("{} {}", s.key(), o.key()));
-            let mut r = count_one(run, settings, s, e, o, share, &tool)?;
+            let mut r = count_one(runner, run, settings, s, e, o, budget, &tool)?;
             r.client_requests = Some(scan.clone());
             write_json(
                 &run.count_path(&s.cand.id, &s.inst.label, &o.key(), "json"),
@@ -206,13 +226,15 @@ pub fn sanitize(dump: &str) -> String {
         .collect()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn count_one(
+    runner: &dyn Runner,
     run: &RunDir,
     settings: &Settings,
     s: &Selected,
     e: &BuildEntry,
     o: &measurable::OpSpec,
-    share_s: f64,
+    budget: JobBudget,
     tool: &str,
 ) -> Result<CountRecord> {
     let (helper_fns, rng_fns) = helper_names(s.cand.api, s.inst.namespace.as_deref());
@@ -236,7 +258,8 @@ fn count_one(
     let job = CountJob {
         limits: Limits {
             address_space: Some(settings.mem_limit_mib << 20),
-            cpu_seconds: Some(share_s.ceil() as u64 + 5),
+            // The hard limit, for code that catches the budget's SIGXCPU (`cpu_soft_s`).
+            cpu_seconds: Some(budget.cpu_s + CPU_GRACE_S),
             file_size: Some(1 << 30),
             pin_cpu: Some(settings.cpu),
         },
@@ -249,6 +272,7 @@ fn count_one(
         seed_tweak: 0,
         warmups,
         calls: settings.count_calls,
+        cpu_soft_s: Some(budget.cpu_s),
     };
     let mut r = CountRecord {
         schema: COUNT_SCHEMA,
@@ -266,29 +290,27 @@ fn count_one(
         warmups,
         helper_fns: helper_fns.clone(),
         rng_fns: rng_fns.clone(),
+        cpu_budget_s: budget.cpu_s,
+        wall_bound_s: budget.wall_s,
         ..CountRecord::default()
     };
     let spec = Spec {
         workdir: scratch.clone(),
-        timeout: Duration::from_secs_f64(share_s),
+        timeout: Duration::from_secs(budget.wall_s),
     };
-    let outcome = sandbox::run(&spec, &settings.jail, &Request::Count(job))?;
+    let outcome = runner.run(&spec, &Request::Count(job))?;
     r.wall_s = outcome.wall_s;
     let tree = &outcome.observed.tree_usage;
     r.cpu_s = tree.user_s + tree.sys_s;
     r.sandbox = outcome.sandbox.clone().unwrap_or_default();
-    let out = match (
-        &outcome.exit,
-        sandbox::parse_result::<CountOutput>(&outcome),
-    ) {
-        (Exit::Timeout, _) => CountOutput {
+    r.ended_by = budget.ended_by(&outcome.exit, r.cpu_s, outcome.bound_hit.is_some());
+    let out = match (r.ended_by, sandbox::parse_result::<CountOutput>(&outcome)) {
+        (Some(bound), _) => CountOutput {
             status: ProcessStatus::HardTimeout,
-            error: Some(format!(
-                "killed after {share_s:.0} s (its share of --count-budget)"
-            )),
+            error: Some(budget.reason(bound, r.cpu_s, r.wall_s)),
             ..Default::default()
         },
-        (_, Ok(o)) => {
+        (None, Ok(o)) => {
             // Only a job that answered (it read its own persona) says how its addresses
             // were laid out; a killed or crashed one leaves the record `unrecorded`.
             r.address_space = if o.fixed_addresses {
@@ -298,7 +320,7 @@ fn count_one(
             };
             o
         }
-        (_, Err(_)) => CountOutput {
+        (None, Err(_)) => CountOutput {
             status: ProcessStatus::Failed,
             error: Some(format!(
                 "crashed: {}; stderr: {}",
@@ -371,3 +393,7 @@ fn count_one(
     });
     Ok(r)
 }
+
+#[cfg(test)]
+#[path = "count_tests.rs"]
+mod tests;

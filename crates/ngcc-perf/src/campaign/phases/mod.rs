@@ -6,6 +6,7 @@ pub mod baseline;
 pub mod build;
 pub mod calibrate;
 pub mod count;
+pub mod count_budget;
 pub mod ct;
 pub mod kat;
 pub mod measure;

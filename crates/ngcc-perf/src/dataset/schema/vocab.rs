@@ -40,7 +40,8 @@ wire_enum! {
         /// Some trials, then an error.
         Partial = "partial",
         Failed = "failed",
-        /// Killed at its wall-clock timeout.
+        /// Killed at its wall-clock timeout (a count job also at its CPU budget; its
+        /// record's `ended_by` says which).
         HardTimeout = "hard_timeout",
         Missing = "missing",
     }
