@@ -17,6 +17,7 @@ use super::rng;
 use crate::candidate::{Api, Kind};
 use crate::dataset::schema::{KatRng, Op, ProcessStatus};
 use crate::measure::counter::{Counter, monotonic_raw_ns};
+use anyhow::{Context, Result, anyhow, bail};
 
 /// The marker line (a memcheck `<clientmsg>`) that opens each taint stage: `<prefix> <stage>`.
 pub const STAGE_MARKER: &str = "ngcc-ct-stage";
@@ -112,7 +113,7 @@ pub fn run(job: &CtJob) -> CtOutput {
         Err(e) => return failed(out, format!("LOADFAIL: {e}")),
     };
     if let Err(e) = seed(&lib, job.api, &perf_seed(0), false) {
-        return failed(out, e);
+        return failed(out, format!("{e:#}"));
     }
     super::crash::stage(&job.op.name());
     let mut runner = match Runner::prepare(&lib, job.kind, &job.op, 0, &job.setup_dir, false) {
@@ -123,11 +124,11 @@ pub fn run(job: &CtJob) -> CtOutput {
     let res = match (&job.mode, counter) {
         (CtMode::Taint { runs }, _) => taint(job, &lib, &mut runner, *runs, &mut out),
         (CtMode::Dudect { .. }, Some(mut c)) => dudect(job, &lib, &mut runner, &mut c, &mut out),
-        _ => Err("no counter".into()),
+        _ => Err(anyhow!("no counter")),
     };
     out.work_s = (monotonic_raw_ns() - t0) as f64 / 1e9;
-    if let Err(e) = res.and_then(|()| runner.check_guards().map_err(String::from)) {
-        return failed(out, e);
+    if let Err(e) = res.and_then(|()| Ok(runner.check_guards()?)) {
+        return failed(out, format!("{e:#}"));
     }
     out.status = ProcessStatus::Complete;
     out
@@ -135,7 +136,7 @@ pub fn run(job: &CtJob) -> CtOutput {
 
 /// Seeds the library's randomness with `seed`; `secret`: mark it secret (ICCS: the seed
 /// bytes before `ngcc_seed`; NIST: every `randombytes` output from now on).
-fn seed(lib: &Lib, api: Api, seed: &[u8; 48], secret: bool) -> Result<(), String> {
+fn seed(lib: &Lib, api: Api, seed: &[u8; 48], secret: bool) -> Result<()> {
     match api {
         Api::Iccs => {
             let f: SeedFn = lib.func("ngcc_seed")?;
@@ -148,7 +149,7 @@ fn seed(lib: &Lib, api: Api, seed: &[u8; 48], secret: bool) -> Result<(), String
                 client::defined(seed);
             }
             if rc != 0 {
-                return Err(format!("ngcc_seed returned {rc}"));
+                bail!("ngcc_seed returned {rc}");
             }
         }
         Api::Nist => {
@@ -191,13 +192,7 @@ fn sk_indices(kind: Kind) -> &'static [&'static str] {
     }
 }
 
-fn taint(
-    job: &CtJob,
-    lib: &Lib,
-    runner: &mut Runner,
-    runs: u32,
-    out: &mut CtOutput,
-) -> Result<(), String> {
+fn taint(job: &CtJob, lib: &Lib, runner: &mut Runner, runs: u32, out: &mut CtOutput) -> Result<()> {
     let sk_op = uses_sk(&job.op);
     let mut stages = vec![STAGE_SECRET];
     if sk_op && !job.sk_public.is_empty() {
@@ -233,7 +228,7 @@ fn taint(
             for b in runner.buffers_mut() {
                 client::defined(b.as_slice());
             }
-            r.map_err(|e| format!("{} failed under memcheck: {e}", job.op.name()))?;
+            r.with_context(|| format!("{} failed under memcheck", job.op.name()))?;
         }
         if sk_op {
             let sk_len = runner
@@ -303,14 +298,14 @@ fn dudect(
     runner: &mut Runner,
     counter: &mut Counter,
     out: &mut CtOutput,
-) -> Result<(), String> {
+) -> Result<()> {
     let CtMode::Dudect {
         measurements,
         budget_s,
         seed: s,
     } = job.mode
     else {
-        return Err("not a dudect job".into());
+        bail!("not a dudect job");
     };
     let mut xs = Xs(s | 1);
     let what = varied(&job.op);
@@ -320,7 +315,7 @@ fn dudect(
                 .buffers_mut()
                 .iter()
                 .position(|b| b.name() == *name)
-                .ok_or_else(|| format!("no {name} buffer"))?;
+                .ok_or_else(|| anyhow!("no {name} buffer"))?;
             let fixed = if *name == "m" {
                 sig_message()
             } else {
@@ -389,7 +384,7 @@ fn dudect(
         bytes.extend_from_slice(&t.to_le_bytes());
     }
     bytes.extend_from_slice(&classes);
-    std::fs::write(CT_TIMINGS, &bytes).map_err(|e| format!("writing {CT_TIMINGS}: {e}"))
+    std::fs::write(CT_TIMINGS, &bytes).with_context(|| format!("writing {CT_TIMINGS}"))
 }
 
 #[cfg(test)]

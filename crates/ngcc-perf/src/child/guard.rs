@@ -64,28 +64,47 @@ impl Guarded {
     }
 
     /// `Err` names the buffer and the first offset written outside it (negative = before).
-    pub fn check(&self, op: &str) -> Result<(), String> {
+    pub fn check(&self, op: &str) -> Result<(), Overrun> {
         if let Some(i) = self.bytes[self.start..self.start + GUARD]
             .iter()
             .position(|&b| b != PATTERN)
         {
-            return Err(format!(
-                "{op} wrote before {} at offset {}",
-                self.name,
-                i as isize - GUARD as isize
-            ));
+            return Err(Overrun::Before {
+                op: op.to_string(),
+                buffer: self.name,
+                offset: i as isize - GUARD as isize,
+            });
         }
         let tail = &self.bytes[self.start + GUARD + self.len..self.start + 2 * GUARD + self.len];
         if let Some(i) = tail.iter().position(|&b| b != PATTERN) {
-            return Err(format!(
-                "{op} wrote past {} (declared {} bytes) at offset {}",
-                self.name,
-                self.len,
-                self.len + i
-            ));
+            return Err(Overrun::Past {
+                op: op.to_string(),
+                buffer: self.name,
+                len: self.len,
+                offset: self.len + i,
+            });
         }
         Ok(())
     }
+}
+
+/// A write outside a buffer, found by its canaries (the reference's OVERFLOW); the text
+/// goes into the KAT log or the process record.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Overrun {
+    #[error("{op} wrote before {buffer} at offset {offset}")]
+    Before {
+        op: String,
+        buffer: &'static str,
+        offset: isize,
+    },
+    #[error("{op} wrote past {buffer} (declared {len} bytes) at offset {offset}")]
+    Past {
+        op: String,
+        buffer: &'static str,
+        len: usize,
+        offset: usize,
+    },
 }
 
 #[cfg(test)]
@@ -108,13 +127,13 @@ mod tests {
         assert!(g.check("enc").is_ok());
         unsafe { *g.ptr().add(10) = 0 };
         assert_eq!(
-            g.check("enc").unwrap_err(),
+            g.check("enc").unwrap_err().to_string(),
             "enc wrote past ct (declared 10 bytes) at offset 10"
         );
         let mut h = Guarded::new("pk", 4);
         unsafe { *h.ptr().sub(1) = 0 };
         assert_eq!(
-            h.check("keygen").unwrap_err(),
+            h.check("keygen").unwrap_err().to_string(),
             "keygen wrote before pk at offset -1"
         );
     }

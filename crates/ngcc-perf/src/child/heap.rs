@@ -9,6 +9,7 @@ use super::protocol::{MemoryOutput, OpJob};
 use super::rawtrap;
 use crate::dataset::memory::{HeapCall, OpMemory};
 use crate::dataset::schema::{Op, ProcessStatus};
+use anyhow::{Context, Result, bail};
 
 /// The recorder's counters, in `ngcc_heap_stats` order (csrc/heap/ngcc_heap.c).
 const LOAD_ALLOCATIONS: usize = 0;
@@ -29,7 +30,7 @@ struct Recorder {
 }
 
 impl Recorder {
-    fn open(lib: &Lib) -> Result<Recorder, String> {
+    fn open(lib: &Lib) -> Result<Recorder> {
         let r = Recorder {
             loaded: lib.func("ngcc_heap_loaded")?,
             begin: lib.func("ngcc_heap_begin")?,
@@ -40,9 +41,7 @@ impl Recorder {
         // SAFETY: `v` holds COUNT slots; the recorder writes at most that many.
         let n = unsafe { (r.stats)(v.as_mut_ptr(), COUNT) };
         if n != COUNT {
-            return Err(format!(
-                "the heap recorder has {n} counters, this ngcc-perf reads {COUNT}"
-            ));
+            bail!("the heap recorder has {n} counters, this ngcc-perf reads {COUNT}");
         }
         Ok(r)
     }
@@ -95,9 +94,12 @@ pub fn run(job: &OpJob) -> MemoryOutput {
         ..OpMemory::default()
     };
     super::crash::stage("dlopen (library constructors)");
-    if let Err(e) = Lib::open(&job.library).and_then(|lib| measure(job, &op, &lib, &mut figures)) {
+    let measured = Lib::open(&job.library)
+        .map_err(anyhow::Error::from)
+        .and_then(|lib| measure(job, &op, &lib, &mut figures));
+    if let Err(e) = measured {
         figures.status = ProcessStatus::Failed;
-        figures.error = Some(e);
+        figures.error = Some(format!("{e:#}"));
     }
     MemoryOutput {
         op: figures,
@@ -105,8 +107,8 @@ pub fn run(job: &OpJob) -> MemoryOutput {
     }
 }
 
-fn measure(job: &OpJob, op: &Op, lib: &Lib, out: &mut OpMemory) -> Result<(), String> {
-    let rec = Recorder::open(lib).map_err(|e| format!("not a heap-recording library: {e}"))?;
+fn measure(job: &OpJob, op: &Op, lib: &Lib, out: &mut OpMemory) -> Result<()> {
+    let rec = Recorder::open(lib).context("not a heap-recording library")?;
     // SAFETY: ends the recorder's load phase (no arguments).
     unsafe { (rec.loaded)() };
     seed_library(lib, job.api, job.seed_tweak, job.rng)?;
@@ -143,9 +145,9 @@ fn measure(job: &OpJob, op: &Op, lib: &Lib, out: &mut OpMemory) -> Result<(), St
     out.untracked_blocks = v[TABLE_FAILURES];
     out.raw_syscalls_total = v[RAW_SYSCALLS_TOTAL] + rawtrap::counts().0;
     if let Some(e) = err {
-        return Err(format!("operation failed: {e}"));
+        bail!("operation failed: {e}");
     }
-    runner.check_guards().map_err(String::from)?;
+    runner.check_guards()?;
     // What the harness's randombytes callback (NIST API: our DRBG, in Rust) adds on the
     // library's stack where the library calls it: painted alone, after the counted calls
     // (it advances the generator).
@@ -160,7 +162,7 @@ fn measure(job: &OpJob, op: &Op, lib: &Lib, out: &mut OpMemory) -> Result<(), St
     out.repeat = calls.last().cloned();
     out.stack_bytes = match (a, b) {
         (Some(a), Some(b)) => Some(a.max(b)),
-        _ => return Err("could not run the call on a painted stack".into()),
+        _ => bail!("could not run the call on a painted stack"),
     };
     out.status = ProcessStatus::Complete;
     Ok(())

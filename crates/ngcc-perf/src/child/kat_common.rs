@@ -36,7 +36,8 @@ pub fn rc_ok(op: &str, rc: c_int) -> Result<(), Fail> {
 /// The canaries of every buffer `op` was given; a write outside one is an OVERFLOW.
 pub fn check_all(bufs: &[&Guarded], op: &str) -> Result<(), Fail> {
     for b in bufs {
-        b.check(op).map_err(|d| fail(KatStatus::Overflow, d))?;
+        b.check(op)
+            .map_err(|d| fail(KatStatus::Overflow, d.to_string()))?;
     }
     Ok(())
 }

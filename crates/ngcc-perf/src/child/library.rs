@@ -85,24 +85,49 @@ fn text(field: &[c_char]) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
+/// Why a library cannot be used: its callers record the text (a KAT's LOADFAIL, a process's
+/// error) and decide nothing on it, but the kinds keep their wording in one place.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LibError {
+    #[error("dlopen: {0}")]
+    Open(String),
+    #[error("library has no ngcc_meta (not built by ngcc-perf)")]
+    NoMeta,
+    #[error("ngcc_meta returned NULL")]
+    NullMeta,
+    #[error("bad metadata block (magic {magic:#x}, abi {abi})")]
+    BadMeta { magic: u32, abi: u32 },
+    #[error("library has no {0}")]
+    Missing(String),
+    #[error("declared size {0} is larger than 2^29 bytes")]
+    TooLarge(u64),
+}
+
+/// Callers that report an error as text keep using `?`.
+impl From<LibError> for String {
+    fn from(e: LibError) -> String {
+        e.to_string()
+    }
+}
+
 impl Lib {
     /// `dlopen(RTLD_NOW | RTLD_LOCAL)` and a checked metadata block.
-    pub fn open(path: &Path) -> Result<Lib, String> {
+    pub fn open(path: &Path) -> Result<Lib, LibError> {
         // SAFETY: this is the sandboxed child; running the library's constructors is the point.
         let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
-            .map_err(|e| format!("dlopen: {e}"))?;
+            .map_err(|e| LibError::Open(e.to_string()))?;
         // SAFETY: symbol type matches the shim's definition.
         let meta_fn: unsafe extern "C" fn() -> *const RawMeta =
             unsafe { lib.get::<unsafe extern "C" fn() -> *const RawMeta>(b"ngcc_meta\0") }
                 .map(|s| *s)
-                .map_err(|_| "library has no ngcc_meta (not built by ngcc-perf)".to_string())?;
+                .map_err(|_| LibError::NoMeta)?;
         // SAFETY: the shim returns a pointer to a static block.
-        let raw = unsafe { meta_fn().as_ref() }.ok_or("ngcc_meta returned NULL")?;
+        let raw = unsafe { meta_fn().as_ref() }.ok_or(LibError::NullMeta)?;
         if raw.magic != MAGIC || raw.abi != 1 {
-            return Err(format!(
-                "bad metadata block (magic {:#x}, abi {})",
-                raw.magic, raw.abi
-            ));
+            return Err(LibError::BadMeta {
+                magic: raw.magic,
+                abi: raw.abi,
+            });
         }
         let mut meta = Meta {
             kind: raw.kind,
@@ -128,20 +153,20 @@ impl Lib {
     }
 
     /// A function pointer by name; `T` must be the matching `extern "C"` fn type.
-    pub fn func<T: Copy>(&self, name: &str) -> Result<T, String> {
+    pub fn func<T: Copy>(&self, name: &str) -> Result<T, LibError> {
         let mut sym = name.as_bytes().to_vec();
         sym.push(0);
         // SAFETY: callers pass the fn type the shim defines for this name.
         unsafe { self.lib.get::<T>(sym.as_slice()) }
             .map(|s| *s)
-            .map_err(|_| format!("library has no {name}"))
+            .map_err(|_| LibError::Missing(name.to_string()))
     }
 
     /// Declared sizes, with a sanity cap (reference: any declared size > 2^29 aborts).
-    pub fn size(&self, index: usize) -> Result<usize, String> {
+    pub fn size(&self, index: usize) -> Result<usize, LibError> {
         let v = *self.meta.sizes.get(index).unwrap_or(&0);
         if v > 1 << 29 {
-            return Err(format!("declared size {v} is larger than 2^29 bytes"));
+            return Err(LibError::TooLarge(v));
         }
         Ok(v as usize)
     }

@@ -3,7 +3,7 @@
 
 use super::library::Lib;
 use super::memory;
-use super::ops::{Runner, seed_library};
+use super::ops::{OpError, Runner, seed_library};
 use super::protocol::{OpJob, OpOutput};
 use crate::dataset::schema::{CalibrationBatch, Trial};
 use crate::dataset::schema::{Op, ProcessStatus, TimingScope};
@@ -105,7 +105,7 @@ pub fn calibrate(job: &OpJob, lib: &Lib, t_start: u64) -> OpOutput {
     // of back-to-back calls (measure::calibration); every batch is kept as evidence.
     let per_step = runner.timing_scope() == TimingScope::PerCallStep;
     let time_batch =
-        |runner: &mut Runner, counter: &mut Counter, k: u64| -> Result<(f64, u64), String> {
+        |runner: &mut Runner, counter: &mut Counter, k: u64| -> Result<(f64, u64), TrialError> {
             if per_step {
                 return step_trial(runner, counter, k);
             }
@@ -291,7 +291,7 @@ fn loop_trial(
     runner: &mut Runner,
     counter: &mut Counter,
     iters: u64,
-) -> Result<(f64, u64), String> {
+) -> Result<(f64, u64), TrialError> {
     let t0 = counter.start_timed();
     let done = runner.call_n(iters);
     let (t1, cycles) = counter.stop_timed();
@@ -299,12 +299,25 @@ fn loop_trial(
     Ok(((t1 - t0) as f64 / 1e9, cycles))
 }
 
+/// Why a trial (or a batch) stopped: the operation failed, or the clock and the counter
+/// kept disagreeing about its steps. The text goes into the process record.
+#[derive(Debug, thiserror::Error)]
+enum TrialError {
+    #[error(transparent)]
+    Op(#[from] OpError),
+    #[error(
+        "{redone} steps took longer by the clock than their ticks can last \
+         ({ns} ns for {ticks} ticks): the clock and the counter disagree"
+    )]
+    ClockDisagrees { redone: u64, ns: u64, ticks: u64 },
+}
+
 /// KEX steps: whole protocol runs, only the selected step timed, summed.
 fn step_trial(
     runner: &mut Runner,
     counter: &mut Counter,
     iters: u64,
-) -> Result<(f64, u64), String> {
+) -> Result<(f64, u64), TrialError> {
     // Each step has its own bracket (clock read, counter start, step, counter stop, clock
     // read: `Kex::run`); on a VM the bracket can cost more than a short step (init_a: 126 ns
     // timed next to 131 ticks, 54 ns at 2.445 GHz). The cheapest of many brackets around
@@ -325,10 +338,11 @@ fn step_trial(
         if max_ns(t).is_some_and(|max| n as f64 > max) {
             redone += 1;
             if redone > iters.max(16) {
-                return Err(format!(
-                    "{redone} steps took longer by the clock than their ticks can last \
-                     ({n} ns for {t} ticks): the clock and the counter disagree"
-                ));
+                return Err(TrialError::ClockDisagrees {
+                    redone,
+                    ns: n,
+                    ticks: t,
+                });
             }
             continue;
         }

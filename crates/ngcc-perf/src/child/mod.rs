@@ -85,7 +85,7 @@ fn kat(job: &protocol::KatJob) -> KatOutput {
         Ok(l) => l,
         Err(e) => {
             out.status = KatEnd::Failed(KatStatus::LoadFail);
-            out.detail = Some(e);
+            out.detail = Some(e.to_string());
             return out;
         }
     };

@@ -55,7 +55,21 @@ pub enum OpError {
 
 /// A function of the library by name (see `Lib::func`).
 fn sym<T: Copy>(lib: &Lib, name: &str) -> Result<T, OpError> {
-    lib.func(name).map_err(OpError::Library)
+    Ok(lib.func(name)?)
+}
+
+/// A library that cannot be used is the library's fault.
+impl From<super::library::LibError> for OpError {
+    fn from(e: super::library::LibError) -> OpError {
+        OpError::Library(e.to_string())
+    }
+}
+
+/// A write outside a buffer is an OVERFLOW.
+impl From<super::guard::Overrun> for OpError {
+    fn from(e: super::guard::Overrun) -> OpError {
+        OpError::Overflow(e.to_string())
+    }
 }
 
 /// Callers that report an error as text keep using `?`.
@@ -1162,10 +1176,7 @@ impl<'l> Runner<'l> {
             }),
         };
         let n = lib.meta.sizes.len();
-        let sizes = (0..n)
-            .map(|i| lib.size(i))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(OpError::Library)?;
+        let sizes = (0..n).map(|i| lib.size(i)).collect::<Result<Vec<_>, _>>()?;
         if !ops.select(op) {
             return Err(OpError::Library(format!(
                 "operation {:?} does not exist for a {}",
@@ -1196,8 +1207,7 @@ impl<'l> Runner<'l> {
             r.core.facts.prepare_s = (monotonic_raw_ns() - t) as f64 / 1e9;
             // Name the setup, not the timed op, when setup calls wrote out of bounds.
             for b in &r.core.bufs {
-                b.check(&format!("setup for {}", op.name()))
-                    .map_err(OpError::Overflow)?;
+                b.check(&format!("setup for {}", op.name()))?;
             }
             if save {
                 r.save(setup_dir)?;
@@ -1252,7 +1262,7 @@ impl<'l> Runner<'l> {
     /// Canary check over every buffer (after a trial).
     pub fn check_guards(&self) -> Result<(), OpError> {
         for b in &self.core.bufs {
-            b.check(&self.core.op.name()).map_err(OpError::Overflow)?;
+            b.check(&self.core.op.name())?;
         }
         Ok(())
     }

@@ -46,7 +46,7 @@ struct Prof {
 }
 
 impl Prof {
-    fn open(lib: &Lib) -> Result<Prof, String> {
+    fn open(lib: &Lib) -> Result<Prof, super::library::LibError> {
         Ok(Prof {
             tick_source: lib.func("ngcc_prof_tick_source")?,
             ticks: lib.func("ngcc_prof_ticks")?,

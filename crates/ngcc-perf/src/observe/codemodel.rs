@@ -257,5 +257,6 @@ pub fn read(build: &Path, map: &Mapping) -> Result<BuildModel> {
         file: map.orig.join("CMakeLists.txt"),
         programs,
         notes,
+        problems: Vec::new(),
     })
 }

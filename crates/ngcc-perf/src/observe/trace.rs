@@ -249,6 +249,7 @@ pub fn programs(execs: &[Exec], how: &str, map: &Mapping) -> BuildModel {
         file: map.orig.join(how),
         programs,
         notes,
+        problems: Vec::new(),
     }
 }
 

@@ -163,11 +163,11 @@ pub enum ToolError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{label}: copying {path} in: {why}")]
+    #[error("{label}: copying {path} in: {why:#}")]
     CopyIn {
         label: String,
         path: PathBuf,
-        why: String,
+        why: anyhow::Error,
     },
     /// The run left more in its scratch folder than its bounds allow.
     #[error("{label}: {why}")]
@@ -202,13 +202,14 @@ fn usage(dir: &Path, limit: u64) -> (u64, u64) {
 }
 
 /// Copies `src` to `dst` without following links, counting into `budget` (bytes, entries).
-fn copy_tree(src: &Path, dst: &Path, budget: &mut (u64, u64)) -> Result<(), String> {
+fn copy_tree(src: &Path, dst: &Path, budget: &mut (u64, u64)) -> anyhow::Result<()> {
+    use anyhow::Context;
     let meta = src
         .symlink_metadata()
-        .map_err(|e| format!("{}: {e}", src.display()))?;
-    let take = |budget: &mut (u64, u64), bytes: u64| -> Result<(), String> {
+        .with_context(|| src.display().to_string())?;
+    let take = |budget: &mut (u64, u64), bytes: u64| -> anyhow::Result<()> {
         if budget.1 == 0 || budget.0 < bytes {
-            return Err("more than the scratch folder may hold".into());
+            anyhow::bail!("more than the scratch folder may hold");
         }
         budget.0 -= bytes;
         budget.1 -= 1;
@@ -216,9 +217,9 @@ fn copy_tree(src: &Path, dst: &Path, budget: &mut (u64, u64)) -> Result<(), Stri
     };
     if meta.is_dir() {
         take(budget, 0)?;
-        std::fs::create_dir_all(dst).map_err(|e| format!("{}: {e}", dst.display()))?;
+        std::fs::create_dir_all(dst).with_context(|| dst.display().to_string())?;
         let mut names: Vec<_> = std::fs::read_dir(src)
-            .map_err(|e| format!("{}: {e}", src.display()))?
+            .with_context(|| src.display().to_string())?
             .flatten()
             .map(|e| e.file_name())
             .collect();
@@ -233,14 +234,14 @@ fn copy_tree(src: &Path, dst: &Path, budget: &mut (u64, u64)) -> Result<(), Stri
             .read(true)
             .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(src)
-            .map_err(|e| format!("{}: {e}", src.display()))?;
+            .with_context(|| src.display().to_string())?;
         if let Some(parent) = dst.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", dst.display()))?;
+            std::fs::create_dir_all(parent).with_context(|| dst.display().to_string())?;
         }
-        let mut to = std::fs::File::create(dst).map_err(|e| format!("{}: {e}", dst.display()))?;
+        let mut to = std::fs::File::create(dst).with_context(|| dst.display().to_string())?;
         // At most the size lstat saw: a file growing meanwhile is cut there.
         std::io::copy(&mut std::io::Read::take(&mut from, meta.len()), &mut to)
-            .map_err(|e| format!("{}: {e}", src.display()))?;
+            .with_context(|| src.display().to_string())?;
         let mode = meta.mode() & 0o755;
         let _ = std::fs::set_permissions(dst, std::os::unix::fs::PermissionsExt::from_mode(mode));
     }
@@ -405,4 +406,37 @@ pub fn run_tool(job: &ToolJob) -> Result<ToolOutcome, ToolError> {
         bound_hit: outcome.bound_hit,
         scratch,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The copy-in errors read as they did when they were strings: the path, then the
+    /// system's error; a full scratch says so.
+    #[test]
+    fn a_failed_copy_in_names_its_path_and_cause() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing");
+        let e = ToolError::CopyIn {
+            label: "cc".into(),
+            path: missing.clone(),
+            why: copy_tree(&missing, &dir.path().join("to"), &mut (1 << 20, 10)).unwrap_err(),
+        };
+        let m = missing.display();
+        assert_eq!(
+            e.to_string(),
+            format!("cc: copying {m} in: {m}: No such file or directory (os error 2)")
+        );
+        std::fs::write(dir.path().join("big"), [0u8; 100]).unwrap();
+        let full = copy_tree(
+            &dir.path().join("big"),
+            &dir.path().join("to"),
+            &mut (10, 10),
+        );
+        assert_eq!(
+            format!("{:#}", full.unwrap_err()),
+            "more than the scratch folder may hold"
+        );
+    }
 }

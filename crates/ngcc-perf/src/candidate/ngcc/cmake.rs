@@ -47,6 +47,7 @@ struct CMake {
     targets: Vec<(Program, DirScope, PathBuf)>,
     callables: HashMap<String, Callable>,
     notes: Vec<String>,
+    problems: Vec<String>,
     /// Files read, for the notes and to avoid loops.
     files: Vec<PathBuf>,
 }
@@ -135,6 +136,7 @@ pub fn read(path: &Path, package: &Path) -> Result<BuildModel> {
         file: path.to_path_buf(),
         programs,
         notes: cm.notes,
+        problems: cm.problems,
     })
 }
 
@@ -350,7 +352,7 @@ impl CMake {
             Ok(t) => t,
             // An included file is one note; only the top file's absence is an error.
             Err(e) if depth > 0 => {
-                self.notes.push(format!("PROBLEM: {e:#}"));
+                self.problems.push(format!("{e:#}"));
                 return Ok(());
             }
             Err(e) => return Err(e.context(format!("reading {}", path.display()))),

@@ -55,6 +55,7 @@ struct Make {
     rules: Vec<Rule>,
     vpath: Vec<String>,
     notes: Vec<String>,
+    problems: Vec<String>,
 }
 
 /// What expansion knows besides the global variables.
@@ -89,6 +90,7 @@ pub fn read(path: &Path, package: &Path) -> Result<BuildModel> {
         file: path.to_path_buf(),
         programs,
         notes: mk.notes,
+        problems: mk.problems,
     })
 }
 
@@ -275,10 +277,9 @@ impl Make {
                             "{}: include {f} nested too deep: not read",
                             self.from(file, n)
                         )),
-                        Err(e) => self.notes.push(format!(
-                            "PROBLEM: {}: include {f}: {e:#}",
-                            self.from(file, n)
-                        )),
+                        Err(e) => self
+                            .problems
+                            .push(format!("{}: include {f}: {e:#}", self.from(file, n))),
                     }
                 }
                 continue;
@@ -1264,13 +1265,8 @@ mod package_only_tests {
         )
         .unwrap();
         let m = read(&pkg.join("Makefile"), &pkg).unwrap();
-        let problems: Vec<&String> = m
-            .notes
-            .iter()
-            .filter(|n| n.starts_with("PROBLEM: "))
-            .collect();
-        assert_eq!(problems.len(), 3, "{:?}", m.notes);
-        for p in &problems {
+        assert_eq!(m.problems.len(), 3, "{:?}", m.problems);
+        for p in &m.problems {
             assert!(
                 p.contains("outside the package") && p.contains("not read"),
                 "{p}"

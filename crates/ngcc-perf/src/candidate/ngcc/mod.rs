@@ -736,7 +736,7 @@ fn choose_program(
                 f.problems.push(a);
             }
             f.build = format!("{how}: {} ({why})", prog.name);
-            note_all(f, &model.notes);
+            note_all(f, model);
             chosen = Some(Chosen {
                 model: model.clone(),
                 prog: prog.clone(),
@@ -774,7 +774,7 @@ fn choose_program(
                         f.problems.push(a);
                     }
                     let prog = prog.clone();
-                    note_all(f, &model.notes);
+                    note_all(f, &model);
                     f.build = format!("{}: {} ({why})", rel, prog.name);
                     chosen = Some(Chosen {
                         model,
@@ -1156,13 +1156,9 @@ fn own_drng(
 }
 
 /// A reader's notes: problems (an include that leaves the package) and what was left out.
-fn note_all(f: &mut Found, notes: &[String]) {
-    for n in notes {
-        match n.strip_prefix("PROBLEM: ") {
-            Some(p) => f.problems.push(p.to_string()),
-            None => f.dropped.push(n.clone()),
-        }
-    }
+fn note_all(f: &mut Found, model: &BuildModel) {
+    f.problems.extend(model.problems.iter().cloned());
+    f.dropped.extend(model.notes.iter().cloned());
 }
 
 /// One instance: from its own build when an observer runs it (the static reader's answer

@@ -164,7 +164,11 @@ pub struct BuildModel {
     /// `Makefile`, `CMakeLists.txt`, `build.sh`, `README.txt`, … (the file name).
     pub file: PathBuf,
     pub programs: Vec<Program>,
+    /// What was left out, for the import's "dropped" list.
     pub notes: Vec<String>,
+    /// What the package itself should fix (an include that leaves the package or cannot be
+    /// read), for its problems list: kept apart from `notes` so no one sorts them by text.
+    pub problems: Vec<String>,
 }
 
 /// Flags carried into the manifest: instruction-set flags the code may need, `-fcommon`

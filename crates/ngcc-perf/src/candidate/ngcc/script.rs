@@ -77,6 +77,7 @@ pub fn read(path: &Path, kind: &'static str, package: &Path) -> Result<BuildMode
         file: path.to_path_buf(),
         programs,
         notes: Vec::new(),
+        problems: Vec::new(),
     })
 }
 

@@ -20,6 +20,7 @@ fn choose(names: &[&str]) -> (String, Option<String>) {
         file: PathBuf::from(root).join("Makefile"),
         programs: names.iter().map(|n| kat_program(n, root)).collect(),
         notes: Vec::new(),
+        problems: Vec::new(),
     };
     let folder = Folder {
         root: root.into(),

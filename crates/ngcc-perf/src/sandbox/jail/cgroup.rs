@@ -10,6 +10,7 @@
 //! says why. The limits hold for the sum of all processes (forked children included) and for
 //! the job's tmpfs scratch, whose pages are charged to the job's memory.
 
+use anyhow::{Context, Result, anyhow};
 use std::path::{Path, PathBuf};
 
 /// The job's groups (one per hierarchy, or one for v2).
@@ -71,8 +72,8 @@ fn mount_point(controller: &str) -> Option<PathBuf> {
     None
 }
 
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+fn write(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).with_context(|| path.display().to_string())
 }
 
 fn join(mount: &Path, group: &str) -> PathBuf {
@@ -93,10 +94,10 @@ fn v2_parent() -> Option<PathBuf> {
 }
 
 /// The v1 groups (memory, pids) our children may go in.
-fn v1_parents() -> Result<(PathBuf, PathBuf), String> {
+fn v1_parents() -> Result<(PathBuf, PathBuf)> {
     let own = own_groups();
-    let find = |c: &str| -> Result<PathBuf, String> {
-        let mount = mount_point(c).ok_or_else(|| format!("no cgroup v1 `{c}` hierarchy"))?;
+    let find = |c: &str| -> Result<PathBuf> {
+        let mount = mount_point(c).ok_or_else(|| anyhow!("no cgroup v1 `{c}` hierarchy"))?;
         let group = own
             .iter()
             .find(|(ctrls, _)| ctrls.split(',').any(|x| x == c))
@@ -109,10 +110,10 @@ fn v1_parents() -> Result<(PathBuf, PathBuf), String> {
 
 impl JobGroups {
     /// Makes the job's groups with these limits; `Err` says why the job has none.
-    pub fn create(name: &str, memory_bytes: u64, pids: u64) -> Result<JobGroups, String> {
+    pub fn create(name: &str, memory_bytes: u64, pids: u64) -> Result<JobGroups> {
         if let Some(parent) = v2_parent() {
             let dir = parent.join(name);
-            std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::create_dir(&dir).with_context(|| dir.display().to_string())?;
             let g = JobGroups {
                 kind: Kind::V2,
                 dirs: vec![dir.clone()],
@@ -126,12 +127,12 @@ impl JobGroups {
         let (mem_parent, pids_parent) = v1_parents()?;
         let mem = mem_parent.join(name);
         let pid = pids_parent.join(name);
-        std::fs::create_dir(&mem).map_err(|e| format!("{}: {e}", mem.display()))?;
+        std::fs::create_dir(&mem).with_context(|| mem.display().to_string())?;
         let mut g = JobGroups {
             kind: Kind::V1,
             dirs: vec![mem.clone()],
         };
-        std::fs::create_dir(&pid).map_err(|e| format!("{}: {e}", pid.display()))?;
+        std::fs::create_dir(&pid).with_context(|| pid.display().to_string())?;
         g.dirs.push(pid.clone());
         write(
             &mem.join("memory.limit_in_bytes"),
@@ -155,7 +156,7 @@ impl JobGroups {
     }
 
     /// Moves `pid` (and so everything it starts later) into the job's groups.
-    pub fn enter(&self, pid: libc::pid_t) -> Result<(), String> {
+    pub fn enter(&self, pid: libc::pid_t) -> Result<()> {
         for d in &self.dirs {
             write(&d.join("cgroup.procs"), &pid.to_string())?;
         }

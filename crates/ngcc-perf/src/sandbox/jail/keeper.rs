@@ -6,7 +6,7 @@
 use super::namespaces::{self, Plan, ProxyFds};
 use super::{Applied, INNER_ID, Inner, Msg, NOBODY, Order, Report};
 use crate::dataset::schema::{Containment, Layer, Usage, WaitStatus};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow, bail};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::Path;
@@ -111,11 +111,11 @@ pub fn main() -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn pipe() -> Result<(OwnedFd, OwnedFd), String> {
+fn pipe() -> anyhow::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
     // SAFETY: pipe2 fills two fds we then own.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(format!("pipe: {}", std::io::Error::last_os_error()));
+        return Err(std::io::Error::last_os_error()).context("pipe");
     }
     // SAFETY: both fds are fresh.
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
@@ -139,8 +139,8 @@ fn hand_over(dir: &Path, id: u32) {
 }
 
 /// The request for the worker, written into a pipe it will read as fd 0.
-fn request_pipe(inner: &Inner) -> Result<OwnedFd, String> {
-    let text = serde_json::to_vec(inner).map_err(|e| e.to_string())?;
+fn request_pipe(inner: &Inner) -> anyhow::Result<OwnedFd> {
+    let text = serde_json::to_vec(inner)?;
     let (r, w) = pipe()?;
     // The whole job must fit before the worker runs: a pipe holds 64 KiB unless grown (a
     // job is a few hundred bytes; a hash self-test's message up to 128 KiB of hex).
@@ -149,15 +149,12 @@ fn request_pipe(inner: &Inner) -> Result<OwnedFd, String> {
         // SAFETY: fcntl on a pipe we own.
         let got = unsafe { libc::fcntl(w.as_raw_fd(), libc::F_SETPIPE_SZ, want) };
         if got < want {
-            return Err(format!(
-                "job of {} bytes too large for the request pipe",
-                text.len()
-            ));
+            bail!("job of {} bytes too large for the request pipe", text.len());
         }
     }
     std::fs::File::from(w)
         .write_all(&text)
-        .map_err(|e| format!("writing the job: {e}"))?;
+        .context("writing the job")?;
     Ok(r)
 }
 
@@ -244,10 +241,10 @@ fn keep(order: &Order, started: Instant) -> Report {
                         r.containment.missing.splice(0..0, missing);
                         return r;
                     }
-                    Err(e) => missing.push(format!("namespaces: {e}")),
+                    Err(e) => missing.push(format!("namespaces: {e:#}")),
                 }
             }
-            Err(e) => missing.push(format!("namespaces: {e}")),
+            Err(e) => missing.push(format!("namespaces: {e:#}")),
         }
     }
     let mut r = if let Some(run) = &order.tool_run {
@@ -279,14 +276,14 @@ fn direct_tool(
         !off(Layer::Seccomp),
     ) {
         Ok(p) => p,
-        Err(e) => return failed(e),
+        Err(e) => return failed(format!("{e:#}")),
     };
     let Some(exec) = plan.tool_run.as_ref() else {
         return failed("no tool in the plan".into());
     };
     let (rep_r, rep_w) = match pipe() {
         Ok(p) => p,
-        Err(e) => return failed(e),
+        Err(e) => return failed(format!("{e:#}")),
     };
     let net = root && !off(Layer::NetNs);
     // SAFETY: a plain id query.
@@ -448,8 +445,8 @@ fn finish(mut report: Report, msgs: Vec<Msg>, waited: Option<(WaitStatus, Usage)
     report
 }
 
-fn write_file(path: &str, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))
+fn write_file(path: &str, text: &str) -> anyhow::Result<()> {
+    std::fs::write(path, text).with_context(|| path.to_string())
 }
 
 fn namespaced(
@@ -459,7 +456,7 @@ fn namespaced(
     outside: (u32, u32),
     root: bool,
     started: Instant,
-) -> Result<Report, String> {
+) -> anyhow::Result<Report> {
     let request = request_pipe(&plan.inner)?;
     let (rep_r, rep_w) = pipe()?;
     let (go_r, go_w) = pipe()?;
@@ -492,12 +489,12 @@ fn namespaced(
         namespaces::proxy(plan, &fds, root);
     }
     if pid < 0 {
-        return Err(format!("clone: {}", std::io::Error::last_os_error()));
+        return Err(std::io::Error::last_os_error()).context("clone");
     }
     let pid = pid as libc::pid_t;
     stop_goes_to(pid, STOP_SIGNAL);
     drop((request, rep_w, go_r));
-    let maps = || -> Result<(), String> {
+    let maps = || -> anyhow::Result<()> {
         if !root {
             write_file(&format!("/proc/{pid}/setgroups"), "deny")?;
         }
@@ -523,8 +520,7 @@ fn namespaced(
     // The write end stays open until the proxy is reaped: its end of file tells the proxy
     // that this keeper died (see `namespaces::die_with_keeper`).
     let mut go_w = std::fs::File::from(go_w);
-    go_w.write_all(b"g")
-        .map_err(|e| format!("starting the proxy: {e}"))?;
+    go_w.write_all(b"g").context("starting the proxy")?;
     let mut report = Report::default();
     report.containment.missing.extend(group_missing);
     report.containment.layers = vec![
@@ -551,7 +547,7 @@ fn namespaced(
     unsafe { libc::waitpid(pid, &mut status, 0) };
     drop(go_w);
     if let Some(Msg::SetupError(e)) = msgs.iter().find(|m| matches!(m, Msg::SetupError(_))) {
-        return Err(e.clone());
+        return Err(anyhow!(e.clone()));
     }
     report.setup_s = ready_s;
     if let Some(g) = groups {
@@ -575,9 +571,9 @@ fn job_groups(
     match super::cgroup::JobGroups::create(&name, b.memory_bytes, b.pids) {
         Ok(g) => match g.enter(proxy) {
             Ok(()) => (Some(g), Vec::new()),
-            Err(e) => (None, vec![format!("cgroup: {e} (rlimits only)")]),
+            Err(e) => (None, vec![format!("cgroup: {e:#} (rlimits only)")]),
         },
-        Err(e) => (None, vec![format!("cgroup: {e} (rlimits only)")]),
+        Err(e) => (None, vec![format!("cgroup: {e:#} (rlimits only)")]),
     }
 }
 
@@ -628,7 +624,7 @@ fn direct(
     };
     let tool = match &order.tool {
         Some(t) => match std::fs::canonicalize("/proc/self/exe")
-            .map_err(|e| format!("locating the ngcc-perf executable: {e}"))
+            .context("locating the ngcc-perf executable")
             .and_then(|exe| super::ToolExec::new(t, &exe, scratch))
         {
             Ok(mut t) => {
@@ -642,14 +638,14 @@ fn direct(
                 });
                 Some(t)
             }
-            Err(e) => return failed(e),
+            Err(e) => return failed(format!("{e:#}")),
         },
         None => None,
     };
     let pipes = request_pipe(&inner).and_then(|r| Ok((r, pipe()?)));
     let (request, (rep_r, rep_w)) = match pipes {
         Ok(p) => p,
-        Err(e) => return failed(e),
+        Err(e) => return failed(format!("{e:#}")),
     };
     let net = root && !off(Layer::NetNs);
     let scratch_c =

@@ -2,6 +2,7 @@
 //! folders and inputs readable, the scratch folder writable, nothing executable, no symlinks
 //! or device nodes created, no TCP, no signals to processes outside the domain.
 
+use anyhow::{Context, Result, bail};
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, LandlockStatus,
     PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
@@ -27,7 +28,7 @@ fn write() -> BitFlags<AccessFs> {
 }
 
 /// Restricts the calling process; returns the Landlock ABI in force, or why there is none.
-pub fn restrict(read_only: &[PathBuf], read_write: &[PathBuf]) -> Result<u32, String> {
+pub fn restrict(read_only: &[PathBuf], read_write: &[PathBuf]) -> Result<u32> {
     let ro: Vec<_> = read_only.iter().map(|p| (p.clone(), read())).collect();
     let rw: Vec<_> = read_write.iter().map(|p| (p.clone(), write())).collect();
     restrict_rules(&[ro, rw].concat())
@@ -35,7 +36,7 @@ pub fn restrict(read_only: &[PathBuf], read_write: &[PathBuf]) -> Result<u32, St
 
 /// The rules of a tool run: it may run programs (compilers run their passes, `make` runs
 /// `sh`), from the system folders, its inputs and what it built in scratch.
-pub fn restrict_tool(rules: &super::tool_exec::Rules) -> Result<u32, String> {
+pub fn restrict_tool(rules: &super::tool_exec::Rules) -> Result<u32> {
     let exec = AccessFs::Execute;
     let mut all = Vec::new();
     all.extend(rules.read_exec.iter().map(|p| (p.clone(), read() | exec)));
@@ -59,25 +60,20 @@ pub fn restrict_tool(rules: &super::tool_exec::Rules) -> Result<u32, String> {
 /// The worker's rules plus execution from `/usr`, applied before a job's tool (valgrind) is
 /// exec'd: its launcher execs the tool binary under /usr/libexec; the worker it then loads
 /// (by mmap, not exec) is only read.
-pub fn restrict_before_tool(read_only: &[PathBuf], read_write: &[PathBuf]) -> Result<u32, String> {
+pub fn restrict_before_tool(read_only: &[PathBuf], read_write: &[PathBuf]) -> Result<u32> {
     let mut all: Vec<_> = read_only.iter().map(|p| (p.clone(), read())).collect();
     all.push(("/usr".into(), read() | AccessFs::Execute));
     all.extend(read_write.iter().map(|p| (p.clone(), write())));
     restrict_rules(&all)
 }
 
-fn restrict_rules(rules: &[(PathBuf, BitFlags<AccessFs>)]) -> Result<u32, String> {
-    let err = |e: landlock::RulesetError| e.to_string();
+fn restrict_rules(rules: &[(PathBuf, BitFlags<AccessFs>)]) -> Result<u32> {
     let mut rs = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(AccessFs::from_all(TESTED))
-        .map_err(err)?
-        .handle_access(AccessNet::from_all(TESTED))
-        .map_err(err)?
-        .scope(Scope::from_all(TESTED))
-        .map_err(err)?
-        .create()
-        .map_err(err)?;
+        .handle_access(AccessFs::from_all(TESTED))?
+        .handle_access(AccessNet::from_all(TESTED))?
+        .scope(Scope::from_all(TESTED))?
+        .create()?;
     for (p, access) in rules {
         // A path this host does not have needs no rule.
         let Ok(meta) = std::fs::metadata(p) else {
@@ -88,18 +84,18 @@ fn restrict_rules(rules: &[(PathBuf, BitFlags<AccessFs>)]) -> Result<u32, String
         } else {
             *access & AccessFs::from_file(TESTED)
         };
-        let fd = PathFd::new(p).map_err(|e| format!("{}: {e}", p.display()))?;
-        rs = rs.add_rule(PathBeneath::new(fd, access)).map_err(err)?;
+        let fd = PathFd::new(p).with_context(|| p.display().to_string())?;
+        rs = rs.add_rule(PathBeneath::new(fd, access))?;
     }
-    let status = rs.restrict_self().map_err(err)?;
+    let status = rs.restrict_self()?;
     if status.ruleset == RulesetStatus::NotEnforced {
-        return Err("not supported by this kernel".into());
+        bail!("not supported by this kernel");
     }
     match status.landlock {
         LandlockStatus::Available { effective_abi, .. } => {
             Ok(effective_abi.to_string().parse().unwrap_or(0))
         }
-        LandlockStatus::NotEnabled => Err("not enabled in this kernel".into()),
-        LandlockStatus::NotImplemented => Err("not built into this kernel".into()),
+        LandlockStatus::NotEnabled => bail!("not enabled in this kernel"),
+        LandlockStatus::NotImplemented => bail!("not built into this kernel"),
     }
 }

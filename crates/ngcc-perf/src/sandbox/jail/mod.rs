@@ -211,10 +211,11 @@ pub struct PreExec {
 
 impl ToolExec {
     /// `tool.program tool.args… exe __jailed`, with `TMPDIR=<tmp>`.
-    pub fn new(tool: &Tool, exe: &Path, tmp: &Path) -> Result<ToolExec, String> {
-        let c = |s: &[u8]| std::ffi::CString::new(s).map_err(|e| format!("tool argument: {e}"));
+    pub fn new(tool: &Tool, exe: &Path, tmp: &Path) -> anyhow::Result<ToolExec> {
+        use anyhow::Context;
+        let c = |s: &[u8]| std::ffi::CString::new(s).context("tool argument");
         if !tool.program.starts_with("/usr") {
-            return Err(format!("tool {} is not under /usr", tool.program.display()));
+            anyhow::bail!("tool {} is not under /usr", tool.program.display());
         }
         let mut argv = vec![c(tool.program.as_os_str().as_encoded_bytes())?];
         // valgrind's gdbserver talks through FIFOs in TMPDIR: a channel out of the job that

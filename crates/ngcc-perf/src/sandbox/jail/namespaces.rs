@@ -9,6 +9,7 @@
 //! directory). Nothing else of the host is visible: no run directory, no sources, no $HOME.
 
 use super::{INNER_ID, Inner, JOB_EXE, JOB_LIBRARY, JOB_SCRATCH, JOB_SETUP, Msg, Order};
+use anyhow::{Context, Result, anyhow, bail};
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -28,7 +29,7 @@ struct Bind {
     scratch: bool,
 }
 
-fn open_path(p: &Path) -> Result<OwnedFd, String> {
+fn open_path(p: &Path) -> Result<OwnedFd> {
     let c = cstr(p);
     // SAFETY: O_PATH open of a NUL-terminated path; the fd is ours.
     let fd = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
@@ -38,7 +39,7 @@ fn open_path(p: &Path) -> Result<OwnedFd, String> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-fn bind(src: &Path, dst: &str, dir: bool, rw: bool) -> Result<Bind, String> {
+fn bind(src: &Path, dst: &str, dir: bool, rw: bool) -> Result<Bind> {
     Ok(Bind {
         src: src.to_path_buf(),
         dst: dst.to_string(),
@@ -48,7 +49,7 @@ fn bind(src: &Path, dst: &str, dir: bool, rw: bool) -> Result<Bind, String> {
     })
 }
 
-fn scratch_bind(src: &Path, dst: &str) -> Result<Bind, String> {
+fn scratch_bind(src: &Path, dst: &str) -> Result<Bind> {
     Ok(Bind {
         scratch: true,
         ..bind(src, dst, true, true)?
@@ -110,12 +111,7 @@ fn in_scratch(path: &Path, scratch: &Path, canon: &Path) -> Option<PathBuf> {
 
 impl Plan {
     /// The jail of `order` with `scratch` (canonical) as the writable folder.
-    pub fn new(
-        order: &Order,
-        scratch: &Path,
-        landlock: bool,
-        seccomp: bool,
-    ) -> Result<Plan, String> {
+    pub fn new(order: &Order, scratch: &Path, landlock: bool, seccomp: bool) -> Result<Plan> {
         let mut binds = Vec::new();
         let mut links = Vec::new();
         let mut dirs: Vec<String> =
@@ -124,7 +120,7 @@ impl Plan {
             let p = Path::new(top);
             match std::fs::symlink_metadata(p) {
                 Ok(m) if m.file_type().is_symlink() => {
-                    let target = std::fs::read_link(p).map_err(|e| format!("{top}: {e}"))?;
+                    let target = std::fs::read_link(p).with_context(|| top.to_string())?;
                     links.push((target, top.to_string()));
                 }
                 Ok(m) if m.is_dir() => binds.push(bind(p, top, true, false)?),
@@ -140,12 +136,12 @@ impl Plan {
         let mut setup_bound = false;
         if let Some(f) = job.as_mut().map(|j| &mut j.files) {
             let canon = std::fs::canonicalize(&f.library)
-                .map_err(|e| format!("library {}: {e}", f.library.display()))?;
+                .with_context(|| format!("library {}", f.library.display()))?;
             binds.push(bind(&canon, JOB_LIBRARY, false, false)?);
             f.library = JOB_LIBRARY.into();
             if let Some(dir) = f.kat_dir.as_mut() {
                 *dir = in_scratch(dir, &order.scratch, scratch).ok_or_else(|| {
-                    format!("KAT folder {} is not in the scratch folder", dir.display())
+                    anyhow!("KAT folder {} is not in the scratch folder", dir.display())
                 })?;
             }
             if let Some(dir) = f.setup_dir.as_mut() {
@@ -167,7 +163,7 @@ impl Plan {
         let tool = match &order.tool {
             Some(t) => {
                 let exe = std::fs::canonicalize("/proc/self/exe")
-                    .map_err(|e| format!("locating the ngcc-perf executable: {e}"))?;
+                    .context("locating the ngcc-perf executable")?;
                 binds.push(bind(&exe, JOB_EXE, false, false)?);
                 Some(super::ToolExec::new(
                     t,
@@ -224,7 +220,7 @@ impl Plan {
         scratch: &Path,
         landlock: bool,
         seccomp: bool,
-    ) -> Result<Plan, String> {
+    ) -> Result<Plan> {
         let mut binds = Vec::new();
         let mut links = Vec::new();
         let dirs: Vec<String> = vec!["/etc".into(), "/dev".into(), "/proc".into()];
@@ -235,7 +231,7 @@ impl Plan {
             let p = Path::new(top);
             match std::fs::symlink_metadata(p) {
                 Ok(m) if m.file_type().is_symlink() => {
-                    let target = std::fs::read_link(p).map_err(|e| format!("{top}: {e}"))?;
+                    let target = std::fs::read_link(p).with_context(|| top.to_string())?;
                     links.push((target, top.to_string()));
                 }
                 Ok(m) if m.is_dir() => binds.push(bind(p, top, true, false)?),
@@ -256,7 +252,7 @@ impl Plan {
         let mut own: Vec<(PathBuf, bool)> = Vec::new();
         for p in &run.read_only {
             let canon =
-                std::fs::canonicalize(p).map_err(|e| format!("input {}: {e}", p.display()))?;
+                std::fs::canonicalize(p).with_context(|| format!("input {}", p.display()))?;
             if tops.iter().any(|t| canon.starts_with(t)) {
                 continue;
             }
@@ -268,9 +264,9 @@ impl Plan {
         for (p, rw) in &own {
             let dst = p
                 .to_str()
-                .ok_or_else(|| format!("{} is not UTF-8", p.display()))?;
+                .ok_or_else(|| anyhow!("{} is not UTF-8", p.display()))?;
             if dst == "/" || !p.is_absolute() {
-                return Err(format!("{dst} cannot be bound into the jail"));
+                bail!("{dst} cannot be bound into the jail");
             }
             binds.push(if *rw {
                 scratch_bind(p, dst)?
@@ -326,8 +322,9 @@ fn cstr(p: impl AsRef<Path>) -> CString {
     CString::new(p.as_ref().as_os_str().as_bytes()).unwrap_or_default()
 }
 
-fn errno(what: &str) -> String {
-    format!("{what}: {}", std::io::Error::last_os_error())
+/// The last OS error, said of `what` (`{:#}` shows "what: error").
+fn errno(what: &str) -> anyhow::Error {
+    anyhow::Error::new(std::io::Error::last_os_error()).context(what.to_string())
 }
 
 fn mount(
@@ -336,7 +333,7 @@ fn mount(
     fstype: Option<&CString>,
     flags: libc::c_ulong,
     data: Option<&CString>,
-) -> Result<(), String> {
+) -> Result<()> {
     let p = |c: Option<&CString>| c.map_or(std::ptr::null(), |c| c.as_ptr());
     // SAFETY: pointers to NUL-terminated strings that outlive the call (or NULL).
     let rc = unsafe { libc::mount(p(src), dst.as_ptr(), p(fstype), flags, p(data).cast()) };
@@ -346,8 +343,8 @@ fn mount(
     Ok(())
 }
 
-fn mkdir_p(path: &str) -> Result<(), String> {
-    std::fs::create_dir_all(path).map_err(|e| format!("mkdir {path}: {e}"))
+fn mkdir_p(path: &str) -> Result<()> {
+    std::fs::create_dir_all(path).with_context(|| format!("mkdir {path}"))
 }
 
 /// Mount flags a bind must keep when it is remounted (the kernel locks them in a user
@@ -375,7 +372,7 @@ fn locked_flags(path: &CString) -> libc::c_ulong {
     out
 }
 
-fn pivot_root(new: &CString, old: &CString) -> Result<(), String> {
+fn pivot_root(new: &CString, old: &CString) -> Result<()> {
     // SAFETY: pivot_root takes two paths.
     let rc = unsafe { libc::syscall(libc::SYS_pivot_root, new.as_ptr(), old.as_ptr()) };
     if rc != 0 {
@@ -384,20 +381,20 @@ fn pivot_root(new: &CString, old: &CString) -> Result<(), String> {
     Ok(())
 }
 
-fn chdir(p: &str) -> Result<(), String> {
-    std::env::set_current_dir(p).map_err(|e| format!("chdir {p}: {e}"))
+fn chdir(p: &str) -> Result<()> {
+    std::env::set_current_dir(p).with_context(|| format!("chdir {p}"))
 }
 
 /// Builds the new root (in the proxy, with every capability of the new user namespace).
 /// Returns the host scratch folder (an O_PATH descriptor) when the scratch is a tmpfs: the
 /// proxy copies the job's files back through it.
-fn enter(plan: &Plan, drop_groups: bool) -> Result<Option<OwnedFd>, String> {
+fn enter(plan: &Plan, drop_groups: bool) -> Result<Option<OwnedFd>> {
     let c = |s: &str| CString::new(s).unwrap_or_default();
     let sources = plan
         .binds
         .iter()
         .map(|b| open_path(&b.src))
-        .collect::<Result<Vec<OwnedFd>, String>>()?;
+        .collect::<Result<Vec<OwnedFd>>>()?;
     // Files can only be created under a uid the namespace maps: take ours first.
     take_ids(drop_groups)?;
     mount(None, &c("/"), None, libc::MS_REC | libc::MS_PRIVATE, None)?;
@@ -453,7 +450,7 @@ fn enter(plan: &Plan, drop_groups: bool) -> Result<Option<OwnedFd>, String> {
             if let Some(parent) = Path::new(&dst).parent() {
                 mkdir_p(&parent.to_string_lossy())?;
             }
-            std::fs::write(&dst, b"").map_err(|e| format!("mountpoint {dst}: {e}"))?;
+            std::fs::write(&dst, b"").with_context(|| format!("mountpoint {dst}"))?;
         }
         let src = c(&format!("/oldroot/proc/self/fd/{}", src.as_raw_fd()));
         let dst = c(&dst);
@@ -466,7 +463,7 @@ fn enter(plan: &Plan, drop_groups: bool) -> Result<Option<OwnedFd>, String> {
     }
     for (target, link) in &plan.links {
         std::os::unix::fs::symlink(target, format!("/newroot{link}"))
-            .map_err(|e| format!("symlink {link}: {e}"))?;
+            .with_context(|| format!("symlink {link}"))?;
     }
     let proc_ = c("proc");
     mount(
@@ -532,7 +529,7 @@ pub fn collect_scratch(out: &super::tool_exec::ScratchOut, report: libc::c_int) 
 }
 
 /// Takes the jail's own uid and gid (mapped to the unprivileged outside ids by the keeper).
-fn take_ids(drop_groups: bool) -> Result<(), String> {
+fn take_ids(drop_groups: bool) -> Result<()> {
     let id = INNER_ID;
     // SAFETY: credential calls on our own process.
     unsafe {
@@ -603,7 +600,7 @@ pub fn proxy(plan: &Plan, fds: &ProxyFds, drop_groups: bool) -> ! {
     let host_scratch = match enter(plan, drop_groups) {
         Ok(h) => h,
         Err(e) => {
-            send(&Msg::SetupError(e));
+            send(&Msg::SetupError(format!("{e:#}")));
             // SAFETY: ending the proxy.
             unsafe { libc::_exit(1) };
         }
@@ -629,7 +626,10 @@ pub fn proxy(plan: &Plan, fds: &ProxyFds, drop_groups: bool) -> ! {
             super::worker::exec(fds.exe, fds.request, fds.report, plan.tool.as_ref());
         }
         if worker < 0 {
-            send(&Msg::ExecError(errno("fork of the worker")));
+            send(&Msg::ExecError(format!(
+                "{:#}",
+                errno("fork of the worker")
+            )));
             libc::_exit(1);
         }
         // A stop request (the job's timeout) kills the worker; the loop below reaps it.
@@ -651,5 +651,27 @@ pub fn proxy(plan: &Plan, fds: &ProxyFds, drop_groups: bool) -> ! {
                 libc::_exit(1);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A failed system call reads "what: the system's error" in the setup line, as it did
+    /// when the error was a string.
+    #[test]
+    fn a_failed_call_reads_what_then_why() {
+        let e = super::mkdir_p("/proc/ngcc-no-such/x").unwrap_err();
+        let text = format!("{e:#}");
+        assert_eq!(
+            text.split(": ").next(),
+            Some("mkdir /proc/ngcc-no-such/x"),
+            "{text}"
+        );
+        // A failed open leaves ENOENT in errno, which `errno` reads as the call's cause.
+        assert!(std::fs::File::open("/ngcc-no-such").is_err());
+        assert_eq!(
+            format!("{:#}", super::errno("chdir")),
+            "chdir: No such file or directory (os error 2)"
+        );
     }
 }

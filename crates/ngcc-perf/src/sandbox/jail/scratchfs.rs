@@ -72,17 +72,17 @@ pub fn mount_options(b: &ScratchBounds) -> String {
 
 /// Copies the folder tree `from` (the host folder, before the job) into `to` (the empty
 /// tmpfs): folders and regular files, nothing else.
-pub fn copy_in(from: &Path, to: &Path) -> Result<(), String> {
-    let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
-    let rd = std::fs::read_dir(from).map_err(|e| err(from, e))?;
+pub fn copy_in(from: &Path, to: &Path) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let rd = std::fs::read_dir(from).with_context(|| from.display().to_string())?;
     for e in rd.flatten() {
         let (src, dst) = (e.path(), to.join(e.file_name()));
         let Ok(t) = e.file_type() else { continue };
         if t.is_dir() {
-            std::fs::create_dir(&dst).map_err(|e| err(&dst, e))?;
+            std::fs::create_dir(&dst).with_context(|| dst.display().to_string())?;
             copy_in(&src, &dst)?;
         } else if t.is_file() {
-            std::fs::copy(&src, &dst).map_err(|e| err(&dst, e))?;
+            std::fs::copy(&src, &dst).with_context(|| dst.display().to_string())?;
         }
     }
     Ok(())

@@ -12,6 +12,7 @@
 //! `ARCH_SET_CPUID` (CPUID faulting, the same trick for `cpuid`) is denied too.
 //! `clone3` answers ENOSYS, so glibc falls back to `clone`, whose flags a filter can see.
 
+use anyhow::Result;
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
     SeccompRule, TargetArch,
@@ -68,20 +69,20 @@ pub const PRCTL_ALLOWED: &[u64] = &[
 #[cfg(target_arch = "x86_64")]
 const ARCH_SET_CPUID: u64 = 0x1012;
 
-fn cond(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, String> {
-    SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value).map_err(|e| e.to_string())
+fn cond(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition> {
+    SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value).map_err(anyhow::Error::from)
 }
 
-fn cond32(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, String> {
-    SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(|e| e.to_string())
+fn cond32(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition> {
+    SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(anyhow::Error::from)
 }
 
-fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
-    SeccompRule::new(conditions).map_err(|e| e.to_string())
+fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule> {
+    SeccompRule::new(conditions).map_err(anyhow::Error::from)
 }
 
 /// The EPERM filter for a worker whose pid (in its own namespace) is `pid`.
-fn eperm_filter(pid: u32, allow_exec: bool) -> Result<BpfProgram, String> {
+fn eperm_filter(pid: u32, allow_exec: bool) -> Result<BpfProgram> {
     let pid = u64::from(pid);
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for s in denied() {
@@ -132,13 +133,12 @@ fn eperm_filter(pid: u32, allow_exec: bool) -> Result<BpfProgram, String> {
         SeccompAction::Allow,
         SeccompAction::Errno(libc::EPERM as u32),
         ARCH,
-    )
-    .map_err(|e| e.to_string())?;
-    f.try_into()
-        .map_err(|e: seccompiler::BackendError| e.to_string())
+    )?;
+    let program: std::result::Result<BpfProgram, seccompiler::BackendError> = f.try_into();
+    Ok(program?)
 }
 
-fn enosys_filter() -> Result<BpfProgram, String> {
+fn enosys_filter() -> Result<BpfProgram> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     rules.insert(libc::SYS_clone3, Vec::new());
     let f = SeccompFilter::new(
@@ -146,33 +146,32 @@ fn enosys_filter() -> Result<BpfProgram, String> {
         SeccompAction::Allow,
         SeccompAction::Errno(libc::ENOSYS as u32),
         ARCH,
-    )
-    .map_err(|e| e.to_string())?;
-    f.try_into()
-        .map_err(|e: seccompiler::BackendError| e.to_string())
+    )?;
+    let program: std::result::Result<BpfProgram, seccompiler::BackendError> = f.try_into();
+    Ok(program?)
 }
 
 /// Installs both filters on the calling (single-threaded) process.
-pub fn install() -> Result<(), String> {
+pub fn install() -> Result<()> {
     // SAFETY: getpid has no preconditions.
     let pid = unsafe { libc::getpid() } as u32;
     let eperm = eperm_filter(pid, false)?;
     let enosys = enosys_filter()?;
-    seccompiler::apply_filter(&enosys).map_err(|e| e.to_string())?;
-    seccompiler::apply_filter(&eperm).map_err(|e| e.to_string())
+    seccompiler::apply_filter(&enosys)?;
+    seccompiler::apply_filter(&eperm).map_err(anyhow::Error::from)
 }
 
 /// The worker's filter with exec allowed, installed before a job's tool (valgrind) is
 /// exec'd: the tool's launcher execs its real binary, and the calls the tool then makes for
 /// candidate code (which runs on its synthetic CPU) pass this filter — no new processes, no
 /// sockets, no ptrace. The pid is the same after exec.
-pub fn install_before_tool() -> Result<(), String> {
+pub fn install_before_tool() -> Result<()> {
     // SAFETY: getpid has no preconditions.
     let pid = unsafe { libc::getpid() } as u32;
     let eperm = eperm_filter(pid, true)?;
     let enosys = enosys_filter()?;
-    seccompiler::apply_filter(&enosys).map_err(|e| e.to_string())?;
-    seccompiler::apply_filter(&eperm).map_err(|e| e.to_string())
+    seccompiler::apply_filter(&enosys)?;
+    seccompiler::apply_filter(&eperm).map_err(anyhow::Error::from)
 }
 
 /// Denied to a tool run (a compiler, `make`, valgrind) whatever the arguments: unlike
@@ -230,7 +229,7 @@ fn tool_denied() -> Vec<libc::c_long> {
 /// The EPERM filter of a tool run: [`tool_denied`], sockets other than AF_UNIX, clone into
 /// new namespaces, and `prctl(PR_SET_TSC)` (a tool has no business changing how the
 /// counter reads).
-fn tool_filter() -> Result<BpfProgram, String> {
+fn tool_filter() -> Result<BpfProgram> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for s in tool_denied() {
         rules.insert(s, Vec::new());
@@ -259,7 +258,7 @@ fn tool_filter() -> Result<BpfProgram, String> {
         ns_flags
             .iter()
             .map(|f| rule(vec![cond(0, SeccompCmpOp::MaskedEq(*f as u64), *f as u64)?]))
-            .collect::<Result<Vec<_>, String>>()?,
+            .collect::<Result<Vec<_>>>()?,
     );
     rules.insert(
         libc::SYS_prctl,
@@ -274,18 +273,17 @@ fn tool_filter() -> Result<BpfProgram, String> {
         SeccompAction::Allow,
         SeccompAction::Errno(libc::EPERM as u32),
         ARCH,
-    )
-    .map_err(|e| e.to_string())?;
-    f.try_into()
-        .map_err(|e: seccompiler::BackendError| e.to_string())
+    )?;
+    let program: std::result::Result<BpfProgram, seccompiler::BackendError> = f.try_into();
+    Ok(program?)
 }
 
 /// Installs the tool filters on the calling (single-threaded) process before it execs the
 /// tool; they hold for every process the tool starts. `clone3` answers ENOSYS as for the
 /// worker, so namespace flags are always visible to the filter.
-pub fn install_tool() -> Result<(), String> {
+pub fn install_tool() -> Result<()> {
     let filter = tool_filter()?;
     let enosys = enosys_filter()?;
-    seccompiler::apply_filter(&enosys).map_err(|e| e.to_string())?;
-    seccompiler::apply_filter(&filter).map_err(|e| e.to_string())
+    seccompiler::apply_filter(&enosys)?;
+    seccompiler::apply_filter(&filter).map_err(anyhow::Error::from)
 }

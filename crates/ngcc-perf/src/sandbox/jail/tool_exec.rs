@@ -43,8 +43,8 @@ const MAX_EXECS: usize = 100_000;
 /// At most this many bytes of one exec's argv are kept.
 const MAX_ARGV_BYTES: usize = 256 * 1024;
 
-fn cstring(b: &[u8], what: &str) -> Result<CString, String> {
-    CString::new(b).map_err(|_| format!("{what} holds a NUL byte"))
+fn cstring(b: &[u8], what: &str) -> anyhow::Result<CString> {
+    CString::new(b).map_err(|_| anyhow::anyhow!("{what} holds a NUL byte"))
 }
 
 impl ToolRunExec {
@@ -53,7 +53,7 @@ impl ToolRunExec {
         rules: Rules,
         landlock: bool,
         seccomp: bool,
-    ) -> Result<ToolRunExec, String> {
+    ) -> anyhow::Result<ToolRunExec> {
         let mut argv = vec![cstring(run.program.as_os_str().as_bytes(), "program")?];
         for a in &run.args {
             argv.push(cstring(a.as_bytes(), "argument")?);
@@ -151,7 +151,7 @@ fn start(run: &ToolRunExec, report: libc::c_int) -> ! {
     if run.landlock {
         match super::landlock::restrict_tool(&run.rules) {
             Ok(abi) => applied.landlock_abi = Some(abi),
-            Err(e) => applied.landlock_missing = Some(e),
+            Err(e) => applied.landlock_missing = Some(format!("{e:#}")),
         }
     } else {
         applied.landlock_missing = Some("switched off".into());
@@ -159,7 +159,7 @@ fn start(run: &ToolRunExec, report: libc::c_int) -> ! {
     if run.seccomp {
         match super::seccomp::install_tool() {
             Ok(()) => applied.seccomp = true,
-            Err(e) => applied.seccomp_missing = Some(e),
+            Err(e) => applied.seccomp_missing = Some(format!("{e:#}")),
         }
     } else {
         applied.seccomp_missing = Some("switched off".into());

@@ -88,13 +88,13 @@ fn lock_before_tool(lock: &super::PreExec) -> Applied {
     if lock.landlock {
         match super::landlock::restrict_before_tool(&lock.read_only, &lock.read_write) {
             Ok(abi) => applied.landlock_abi = Some(abi),
-            Err(e) => applied.landlock_missing = Some(e),
+            Err(e) => applied.landlock_missing = Some(format!("{e:#}")),
         }
     }
     if lock.seccomp {
         match super::seccomp::install_before_tool() {
             Ok(()) => applied.seccomp = true,
-            Err(e) => applied.seccomp_missing = Some(e),
+            Err(e) => applied.seccomp_missing = Some(format!("{e:#}")),
         }
     }
     applied
@@ -147,7 +147,7 @@ pub fn lock_down(limits: &str) {
     if inner.landlock {
         match super::landlock::restrict(&inner.read_only, &inner.read_write) {
             Ok(abi) => applied.landlock_abi = Some(abi),
-            Err(e) => applied.landlock_missing = Some(e),
+            Err(e) => applied.landlock_missing = Some(format!("{e:#}")),
         }
     } else {
         applied.landlock_missing = Some("switched off".into());
@@ -155,7 +155,7 @@ pub fn lock_down(limits: &str) {
     if inner.seccomp {
         match super::seccomp::install() {
             Ok(()) => applied.seccomp = true,
-            Err(e) => applied.seccomp_missing = Some(e),
+            Err(e) => applied.seccomp_missing = Some(format!("{e:#}")),
         }
     } else {
         applied.seccomp_missing = Some("switched off".into());
