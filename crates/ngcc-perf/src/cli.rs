@@ -39,7 +39,7 @@ pub enum Cmd {
     Samples(crate::samples::SamplesArgs),
     /// Write candidate manifests (candidate.toml) for a source tree.
     Import(crate::candidate::import::ImportArgs),
-    /// Run campaign phases (build, kat, baseline, calibrate, measure, profile, memory, ct) over candidates.
+    /// Run campaign phases (build, kat, baseline, calibrate, measure, profile, memory, ct, count) over candidates.
     Campaign(crate::campaign::CampaignArgs),
     /// Check whether this host is fit for publishable measurements.
     Check(crate::measure::host::CheckArgs),
