@@ -43,8 +43,40 @@ fn base(name: &str) -> &str {
     }
 }
 
+/// Why a record's raw callgrind text is not the counted calls it should be. The count phase
+/// records the text and `validate` reports it; the kinds keep the wording in one place.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DumpError {
+    #[error("totals: {0}")]
+    Totals(std::num::ParseIntError),
+    #[error("a cost line before the events line")]
+    CostBeforeEvents,
+    #[error("cost {text:?}: {error}")]
+    Cost {
+        text: String,
+        error: std::num::ParseIntError,
+    },
+    #[error("{costs} costs for {events} events")]
+    TooManyCosts { costs: usize, events: usize },
+    #[error("no events line: not a callgrind dump")]
+    NoEvents,
+    #[error("the dump has no Ir event")]
+    NoIr,
+    #[error("the dump's totals say {event} {total}, its cost lines sum to {sum}")]
+    TotalsDisagree { event: String, total: u64, sum: u64 },
+    /// Dump `index` (from 1) of a record's raw text.
+    #[error("dump {index}: {error}")]
+    InDump { index: usize, error: Box<DumpError> },
+    #[error("dump {index} was triggered by {trigger:?}, not {want:?}")]
+    Trigger {
+        index: usize,
+        trigger: String,
+        want: String,
+    },
+}
+
 /// Parses one dump; `is_helper` says which function names are helpers.
-pub fn parse(text: &str, is_helper: &dyn Fn(&str) -> bool) -> Result<Dump, String> {
+pub fn parse(text: &str, is_helper: &dyn Fn(&str) -> bool) -> Result<Dump, DumpError> {
     let mut fn_names = HashMap::new();
     let mut events: Vec<String> = Vec::new();
     let mut sums: Vec<u64> = Vec::new();
@@ -66,7 +98,7 @@ pub fn parse(text: &str, is_helper: &dyn Fn(&str) -> bool) -> Result<Dump, Strin
         if let Some(v) = line.strip_prefix("totals:") {
             let vals: Vec<u64> = v
                 .split_whitespace()
-                .map(|x| x.parse().map_err(|e| format!("totals: {e}")))
+                .map(|x| x.parse().map_err(DumpError::Totals))
                 .collect::<Result<_, _>>()?;
             dump.totals = events.iter().cloned().zip(vals).collect();
             continue;
@@ -88,15 +120,23 @@ pub fn parse(text: &str, is_helper: &dyn Fn(&str) -> bool) -> Result<Dump, Strin
             continue;
         }
         if events.is_empty() {
-            return Err("a cost line before the events line".into());
+            return Err(DumpError::CostBeforeEvents);
         }
         let mut tokens = line.split_whitespace();
         tokens.next(); // the position (a line number, 0 without -g)
         let costs: Vec<u64> = tokens
-            .map(|x| x.parse().map_err(|e| format!("cost {x:?}: {e}")))
+            .map(|x| {
+                x.parse().map_err(|error| DumpError::Cost {
+                    text: x.to_string(),
+                    error,
+                })
+            })
             .collect::<Result<_, _>>()?;
         if costs.len() > events.len() {
-            return Err(format!("{} costs for {} events", costs.len(), events.len()));
+            return Err(DumpError::TooManyCosts {
+                costs: costs.len(),
+                events: events.len(),
+            });
         }
         if after_calls {
             after_calls = false;
@@ -113,7 +153,7 @@ pub fn parse(text: &str, is_helper: &dyn Fn(&str) -> bool) -> Result<Dump, Strin
         }
     }
     if events.is_empty() {
-        return Err("no events line: not a callgrind dump".into());
+        return Err(DumpError::NoEvents);
     }
     let get = |e: &str| {
         events
@@ -123,7 +163,7 @@ pub fn parse(text: &str, is_helper: &dyn Fn(&str) -> bool) -> Result<Dump, Strin
             .unwrap_or(0)
     };
     if get("Ir") == 0 && !events.iter().any(|e| e == "Ir") {
-        return Err("the dump has no Ir event".into());
+        return Err(DumpError::NoIr);
     }
     let c = &mut dump.count;
     c.ir = get("Ir");
@@ -137,10 +177,11 @@ pub fn parse(text: &str, is_helper: &dyn Fn(&str) -> bool) -> Result<Dump, Strin
     c.dlmw = get("DLmw");
     for (e, v) in &dump.totals {
         if get(e) != *v {
-            return Err(format!(
-                "the dump's totals say {e} {v}, its cost lines sum to {}",
-                get(e)
-            ));
+            return Err(DumpError::TotalsDisagree {
+                event: e.clone(),
+                total: *v,
+                sum: get(e),
+            });
         }
     }
     Ok(dump)
@@ -148,19 +189,22 @@ pub fn parse(text: &str, is_helper: &dyn Fn(&str) -> bool) -> Result<Dump, Strin
 
 /// Parses every dump of a record's raw text into its calls, checking each dump is the
 /// counted call it should be. `validate` runs this again.
-pub fn calls_from_raw(raw: &str, helper_fns: &[String]) -> Result<Vec<CallCount>, String> {
+pub fn calls_from_raw(raw: &str, helper_fns: &[String]) -> Result<Vec<CallCount>, DumpError> {
     let set: BTreeSet<&str> = helper_fns.iter().map(String::as_str).collect();
     let is_helper = |n: &str| set.contains(n);
     let mut calls = Vec::new();
     for (i, d) in split_dumps(raw).into_iter().enumerate() {
-        let parsed = parse(d, &is_helper).map_err(|e| format!("dump {}: {e}", i + 1))?;
+        let parsed = parse(d, &is_helper).map_err(|e| DumpError::InDump {
+            index: i + 1,
+            error: Box::new(e),
+        })?;
         let want = format!("Client Request: {DUMP_PREFIX} {}", i + 1);
         if parsed.trigger != want {
-            return Err(format!(
-                "dump {} was triggered by {:?}, not {want:?}",
-                i + 1,
-                parsed.trigger
-            ));
+            return Err(DumpError::Trigger {
+                index: i + 1,
+                trigger: parsed.trigger,
+                want,
+            });
         }
         calls.push(parsed.count);
     }
@@ -192,5 +236,25 @@ fn=(3)\n0 60 6 6 1\ncfn=(2)\ncalls=2 0\n0 40 4 4\n\nfn=(2)\n0 90 9 9\n\ntotals: 
     fn totals_that_disagree_are_an_error() {
         let bad = DUMP.replace("totals: 160", "totals: 161");
         assert!(parse(&bad, &|_| false).is_err());
+    }
+
+    /// The texts a count record and `validate` show, as they were when errors were strings.
+    #[test]
+    fn a_broken_dump_says_why_in_the_same_words() {
+        let why = |text: &str| parse(text, &|_| false).unwrap_err().to_string();
+        assert_eq!(
+            why("positions: line\n"),
+            "no events line: not a callgrind dump"
+        );
+        assert_eq!(why("1 2\n"), "a cost line before the events line");
+        assert_eq!(why("events: Ir\n1 2 3\n"), "2 costs for 1 events");
+        assert_eq!(
+            why("events: Ir\n1 x\n"),
+            "cost \"x\": invalid digit found in string"
+        );
+        assert_eq!(
+            why("events: Ir\ntotals: 5\n1 2\n"),
+            "the dump's totals say Ir 5, its cost lines sum to 2"
+        );
     }
 }

@@ -375,7 +375,7 @@ fn count_one(
         }
         Err(err) => {
             r.status = ProcessStatus::Failed;
-            r.error = Some(err);
+            r.error = Some(err.to_string());
         }
     }
     r.summary = dc::summarize(&r.calls, &ESTIMATE_WEIGHTS, &rng_fns);
