@@ -114,10 +114,14 @@ pub fn run_child(
     req: &Request,
     timeout_s: f64,
 ) -> Result<(OpOutput, Outcome)> {
-    let runner = JailRunner {
-        jail: &settings.jail,
-    };
-    run_child_with(&runner, run, settings, name, req, timeout_s)
+    run_child_with(
+        &JailRunner::new(&settings.jail),
+        run,
+        settings,
+        name,
+        req,
+        timeout_s,
+    )
 }
 
 /// [`run_child`] through `runner`.

@@ -111,9 +111,7 @@ fn measuring_phase(
         settings,
         host,
         planning,
-        runner: &runner::JailRunner {
-            jail: &settings.jail,
-        },
+        runner: &runner::JailRunner::new(&settings.jail),
     };
     match phase {
         Phase::Calibrate => phases::calibrate::run(&ctx, &todo),

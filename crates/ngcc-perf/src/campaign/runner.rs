@@ -23,6 +23,12 @@ pub struct JailRunner<'a> {
     pub jail: &'a JailOptions,
 }
 
+impl JailRunner<'_> {
+    pub fn new(jail: &JailOptions) -> JailRunner<'_> {
+        JailRunner { jail }
+    }
+}
+
 impl Runner for JailRunner<'_> {
     fn run(&self, spec: &Spec, req: &Request) -> Result<Outcome> {
         sandbox::run(spec, self.jail, req)

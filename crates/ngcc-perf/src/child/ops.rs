@@ -182,9 +182,83 @@ pub fn seed_library(
     Ok(())
 }
 
+// Each kind's layout, by name: where its buffers sit in `Core::bufs`, and which of the
+// library's declared sizes (META order) is which — index 0 is a KEM's pk but a hash's digest
+// bits. A buffer's index is also its file in a saved setup and in a trial's last outputs
+// (`buf<i>.bin`), so the numbers are fixed. Constants, not a struct of references: the timed
+// loops index `bufs` exactly as before (our crate is built at opt-level 0, where a view
+// would be real work between the counter reads).
+
+/// KEM and SIG keygen alike: the key pair's buffers and declared sizes.
+mod keypair {
+    pub const PK: usize = 0;
+    pub const SK: usize = 1;
+    pub mod size {
+        pub const PK: usize = 0;
+        pub const SK: usize = 1;
+    }
+}
+
+mod kem {
+    pub const PK: usize = super::keypair::PK;
+    pub const SK: usize = super::keypair::SK;
+    pub const CT: usize = 2;
+    /// The secret `enc` returns.
+    pub const SS: usize = 3;
+    /// The secret `dec` returns, compared with [`SS`].
+    pub const SS2: usize = 4;
+    pub mod size {
+        pub const PK: usize = super::super::keypair::size::PK;
+        pub const SK: usize = super::super::keypair::size::SK;
+        pub const CT: usize = 2;
+        pub const SS: usize = 3;
+    }
+}
+
+mod sig {
+    pub const PK: usize = super::keypair::PK;
+    pub const SK: usize = super::keypair::SK;
+    /// The message (the reference driver's, see `sig_message`).
+    pub const MSG: usize = 2;
+    pub const SIG: usize = 3;
+    pub mod size {
+        pub const PK: usize = super::super::keypair::size::PK;
+        pub const SK: usize = super::super::keypair::size::SK;
+        pub const SIG: usize = 2;
+    }
+}
+
+mod hash {
+    pub const MSG: usize = 0;
+    pub const DIGEST: usize = 1;
+    pub mod size {
+        /// The digest length in bits, passed to `CryptHash`.
+        pub const DIGEST_BITS: usize = 0;
+        pub const DIGEST: usize = 1;
+    }
+}
+
+/// KEX buffers are per party (`KEX_A`, `KEX_B`, `KEX_MSG0`); these are its declared sizes.
+mod kex {
+    pub mod size {
+        pub const PASSES: usize = 0;
+        pub const PK: usize = 1;
+        pub const SK: usize = 2;
+        pub const STA: usize = 3;
+        pub const STB: usize = 4;
+        pub const SS: usize = 5;
+        pub const MSG: usize = 6;
+    }
+}
+
+/// The file a buffer is saved in (a setup, a trial's last outputs).
+fn buffer_file(slot: usize) -> Expect {
+    Expect::File(format!("buf{slot}.bin"))
+}
+
 /// What every kind's operation works on: the library's sizes, the guarded buffers, the
-/// setup facts. Buffer layout per kind (index into `bufs`): kem 0 pk, 1 sk, 2 ct, 3 ss,
-/// 4 ss2; sig 0 pk, 1 sk, 2 msg, 3 sig; hash 0 msg, 1 digest; kex see `Kex::buffers`.
+/// setup facts. Each kind's buffers and sizes are named in its layout module above (`kem`,
+/// `sig`, `hash`, `kex`).
 pub struct Core {
     pub op: Op,
     pub input_bytes: u64,
@@ -262,14 +336,17 @@ fn value(what: &str, got: String, expect: Expect) -> VerifyValue {
     }
 }
 
-/// KEM and SIG keygen alike: pk and sk are buffers 0 and 1.
+/// KEM and SIG keygen alike (the same `keypair` layout).
 fn keygen(c: &mut Core, keygen: KeypairFn) -> Result<(), OpError> {
     keygen_n(c, keygen, 1)
 }
 
 fn keygen_n(c: &mut Core, keygen: KeypairFn, iters: u64) -> Result<(), OpError> {
-    let (pk_cap, sk_cap) = (c.size(0) as u64, c.size(1) as u64);
-    let (pk, sk) = (c.bufs[0].ptr(), c.bufs[1].ptr());
+    let (pk_cap, sk_cap) = (
+        c.size(keypair::size::PK) as u64,
+        c.size(keypair::size::SK) as u64,
+    );
+    let (pk, sk) = (c.bufs[keypair::PK].ptr(), c.bufs[keypair::SK].ptr());
     let mut i = 0;
     while i < iters {
         let (mut l1, mut l2) = (0u64, 0u64);
@@ -326,8 +403,16 @@ impl Kem {
     }
 
     fn enc_n(&self, c: &mut Core, iters: u64) -> Result<(), OpError> {
-        let (pk_len, ss_cap, ct_cap) = (c.size(0) as u64, c.size(3) as u64, c.size(2) as u64);
-        let (pk, ss, ct) = (c.bufs[0].ptr(), c.bufs[3].ptr(), c.bufs[2].ptr());
+        let (pk_len, ss_cap, ct_cap) = (
+            c.size(kem::size::PK) as u64,
+            c.size(kem::size::SS) as u64,
+            c.size(kem::size::CT) as u64,
+        );
+        let (pk, ss, ct) = (
+            c.bufs[kem::PK].ptr(),
+            c.bufs[kem::SS].ptr(),
+            c.bufs[kem::CT].ptr(),
+        );
         let mut i = 0;
         while i < iters {
             let (mut l1, mut l2) = (0u64, 0u64);
@@ -346,8 +431,16 @@ impl Kem {
     }
 
     fn dec_n(&self, c: &mut Core, iters: u64) -> Result<(), OpError> {
-        let (sk_len, ct_len, ss_len) = (c.size(1) as u64, c.size(2) as u64, c.size(3) as u64);
-        let (sk, ct, ss) = (c.bufs[1].ptr(), c.bufs[2].ptr(), c.bufs[4].ptr());
+        let (sk_len, ct_len, ss_len) = (
+            c.size(kem::size::SK) as u64,
+            c.size(kem::size::CT) as u64,
+            c.size(kem::size::SS) as u64,
+        );
+        let (sk, ct, ss) = (
+            c.bufs[kem::SK].ptr(),
+            c.bufs[kem::CT].ptr(),
+            c.bufs[kem::SS2].ptr(),
+        );
         let mut i = 0;
         while i < iters {
             let mut l = 0u64;
@@ -377,12 +470,13 @@ impl Operation for Kem {
     }
 
     fn buffers(&self, c: &Core) -> Vec<Guarded> {
+        // In slot order: PK, SK, CT, SS, SS2 (both secrets are "ss" in messages).
         vec![
-            Guarded::new("pk", c.size(0)),
-            Guarded::new("sk", c.size(1)),
-            Guarded::new("ct", c.size(2)),
-            Guarded::new("ss", c.size(3)),
-            Guarded::new("ss", c.size(3)),
+            Guarded::new("pk", c.size(kem::size::PK)),
+            Guarded::new("sk", c.size(kem::size::SK)),
+            Guarded::new("ct", c.size(kem::size::CT)),
+            Guarded::new("ss", c.size(kem::size::SS)),
+            Guarded::new("ss", c.size(kem::size::SS)),
         ]
     }
 
@@ -394,7 +488,7 @@ impl Operation for Kem {
                 keygen(c, self.keygen)?;
                 self.enc(c)?;
                 self.dec(c)?;
-                if c.bufs[3].as_slice() != c.bufs[4].as_slice() {
+                if c.bufs[kem::SS].as_slice() != c.bufs[kem::SS2].as_slice() {
                     return Err(OpError::Refused(
                         "honest decapsulation mismatch; refusing timing".into(),
                     ));
@@ -417,38 +511,48 @@ impl Operation for Kem {
     }
 
     fn meta_sizes(&self, c: &Core) -> [usize; 6] {
-        [c.size(0), c.size(1), c.size(2), c.size(3), 0, 0]
+        [
+            c.size(kem::size::PK),
+            c.size(kem::size::SK),
+            c.size(kem::size::CT),
+            c.size(kem::size::SS),
+            0,
+            0,
+        ]
     }
 
     fn verify(&mut self, c: &mut Core) -> Result<Vec<VerifyValue>, OpError> {
-        let file = |n: usize| Expect::File(format!("buf{n}.bin"));
         Ok(match self.call {
             KemCall::Keygen => {
                 self.enc(c)?;
                 self.dec(c)?;
                 vec![value(
                     "the shared secret decapsulated with the last sk from an encapsulation to the last pk",
-                    hex_of(&c.bufs[4]),
-                    Expect::Equal(hex_of(&c.bufs[3])),
+                    hex_of(&c.bufs[kem::SS2]),
+                    Expect::Equal(hex_of(&c.bufs[kem::SS])),
                 )]
             }
             KemCall::Enc => {
                 self.dec(c)?;
                 vec![value(
                     "the shared secret decapsulated from the last ct",
-                    hex_of(&c.bufs[4]),
-                    file(3),
+                    hex_of(&c.bufs[kem::SS2]),
+                    buffer_file(kem::SS),
                 )]
             }
             KemCall::Dec => {
                 self.dec(c)?;
-                let got = hex_of(&c.bufs[4]);
+                let got = hex_of(&c.bufs[kem::SS2]);
                 vec![
-                    value("a fresh decapsulation of the ct", got.clone(), file(4)),
+                    value(
+                        "a fresh decapsulation of the ct",
+                        got.clone(),
+                        buffer_file(kem::SS2),
+                    ),
                     value(
                         "the shared secret the ct was encapsulated with",
                         got,
-                        file(3),
+                        buffer_file(kem::SS),
                     ),
                 ]
             }
@@ -487,15 +591,19 @@ impl Sig {
 
     /// Signs the message, retrying API failures (up to 64 attempts, each counted).
     fn sign(&mut self, c: &mut Core) -> Result<u64, OpError> {
-        let sk_len = c.size(1) as u64;
-        let m_len = c.bufs[2].len() as u64;
+        let sk_len = c.size(sig::size::SK) as u64;
+        let m_len = c.bufs[sig::MSG].len() as u64;
         for _ in 0..64 {
             let mut len = 0u64;
-            let (sk, m, sn) = (c.bufs[1].ptr(), c.bufs[2].ptr(), c.bufs[3].ptr());
+            let (sk, m, sn) = (
+                c.bufs[sig::SK].ptr(),
+                c.bufs[sig::MSG].ptr(),
+                c.bufs[sig::SIG].ptr(),
+            );
             // SAFETY: buffers have the declared sizes plus canaries.
             let rc = unsafe { (self.sign)(sk, sk_len, m, m_len, sn, &mut len) };
             if rc == 0 {
-                fits("sign", "signature", len, c.size(2))?;
+                fits("sign", "signature", len, c.size(sig::size::SIG))?;
                 return Ok(len);
             }
             self.sign_failures_retried += 1;
@@ -524,8 +632,9 @@ impl Sig {
                 return Ok(());
             }
             c.facts.message_tweaks += 1;
-            let last = c.bufs[2].len() - 1;
-            c.bufs[2].as_mut_slice()[last] = c.bufs[2].as_slice()[last].wrapping_add(1);
+            let m = &mut c.bufs[sig::MSG];
+            let last = m.len() - 1;
+            m.as_mut_slice()[last] = m.as_slice()[last].wrapping_add(1);
         }
         Err(OpError::Refused(
             "no honest signature after 16 message tweaks".into(),
@@ -538,10 +647,14 @@ impl Sig {
 
     /// A rejection is counted, not an error.
     fn verify_n(&mut self, c: &mut Core, iters: u64) -> Result<(), OpError> {
-        let pk_len = c.size(0) as u64;
+        let pk_len = c.size(sig::size::PK) as u64;
         let sig_len = c.facts.signature_len;
-        let m_len = c.bufs[2].len() as u64;
-        let (pk, sn, m) = (c.bufs[0].ptr(), c.bufs[3].ptr(), c.bufs[2].ptr());
+        let m_len = c.bufs[sig::MSG].len() as u64;
+        let (pk, sn, m) = (
+            c.bufs[sig::PK].ptr(),
+            c.bufs[sig::SIG].ptr(),
+            c.bufs[sig::MSG].ptr(),
+        );
         let (mut i, mut rejected) = (0, 0);
         while i < iters {
             // SAFETY: as above.
@@ -566,11 +679,12 @@ impl Operation for Sig {
     }
 
     fn buffers(&self, c: &Core) -> Vec<Guarded> {
+        // In slot order: PK, SK, MSG, SIG.
         vec![
-            Guarded::new("pk", c.size(0)),
-            Guarded::new("sk", c.size(1)),
+            Guarded::new("pk", c.size(sig::size::PK)),
+            Guarded::new("sk", c.size(sig::size::SK)),
             Guarded::with("m", &sig_message()),
-            Guarded::new("sn", c.size(2)),
+            Guarded::new("sn", c.size(sig::size::SIG)),
         ]
     }
 
@@ -607,7 +721,14 @@ impl Operation for Sig {
     }
 
     fn meta_sizes(&self, c: &Core) -> [usize; 6] {
-        [c.size(0), c.size(1), 0, 0, c.size(2), 0]
+        [
+            c.size(sig::size::PK),
+            c.size(sig::size::SK),
+            0,
+            0,
+            c.size(sig::size::SIG),
+            0,
+        ]
     }
 
     fn verify(&mut self, c: &mut Core) -> Result<Vec<VerifyValue>, OpError> {
@@ -657,9 +778,10 @@ impl Operation for Hash {
     }
 
     fn buffers(&self, c: &Core) -> Vec<Guarded> {
+        // In slot order: MSG, DIGEST.
         vec![
             Guarded::with("msg", &hash_message(c.input_bytes)),
-            Guarded::new("digest", c.size(1)),
+            Guarded::new("digest", c.size(hash::size::DIGEST)),
         ]
     }
 
@@ -673,8 +795,8 @@ impl Operation for Hash {
 
     fn call_n(&mut self, c: &mut Core, iters: u64) -> Result<(), OpError> {
         let bits = c.input_bytes * 8;
-        let digest_bits = c.size(0) as i32;
-        let (msg, digest) = (c.bufs[0].ptr(), c.bufs[1].ptr());
+        let digest_bits = c.size(hash::size::DIGEST_BITS) as i32;
+        let (msg, digest) = (c.bufs[hash::MSG].ptr(), c.bufs[hash::DIGEST].ptr());
         let mut i = 0;
         while i < iters {
             // SAFETY: buffers have the declared sizes plus canaries.
@@ -688,15 +810,15 @@ impl Operation for Hash {
     }
 
     fn meta_sizes(&self, c: &Core) -> [usize; 6] {
-        [0, 0, 0, 0, 0, c.size(1)]
+        [0, 0, 0, 0, 0, c.size(hash::size::DIGEST)]
     }
 
     fn verify(&mut self, c: &mut Core) -> Result<Vec<VerifyValue>, OpError> {
         self.call(c)?;
         Ok(vec![value(
             "a fresh digest of the message",
-            hex_of(&c.bufs[1]),
-            Expect::File("buf1.bin".into()),
+            hex_of(&c.bufs[hash::DIGEST]),
+            buffer_file(hash::DIGEST),
         )])
     }
 }
@@ -966,7 +1088,7 @@ struct KexCaps {
 
 impl KexCaps {
     fn of(c: &Core) -> Result<KexCaps, OpError> {
-        let passes = c.size(0) as u32;
+        let passes = c.size(kex::size::PASSES) as u32;
         if passes > 16 {
             return Err(OpError::Library(format!(
                 "kex declares {passes} passes (at most 16)"
@@ -974,12 +1096,12 @@ impl KexCaps {
         }
         Ok(KexCaps {
             passes,
-            pk: c.size(1) as u64,
-            sk: c.size(2) as u64,
-            sta: c.size(3) as u64,
-            stb: c.size(4) as u64,
-            ss: c.size(5) as u64,
-            msg: c.size(6) as u64,
+            pk: c.size(kex::size::PK) as u64,
+            sk: c.size(kex::size::SK) as u64,
+            sta: c.size(kex::size::STA) as u64,
+            stb: c.size(kex::size::STB) as u64,
+            ss: c.size(kex::size::SS) as u64,
+            msg: c.size(kex::size::MSG) as u64,
         })
     }
 }
@@ -1069,12 +1191,12 @@ impl Operation for Kex {
     /// 0 pkA, 1 skA, 2 stA, 3 pkB, 4 skB, 5 stB, 6 ssA, 7 ssB, 8.. 16 message buffers.
     fn buffers(&self, c: &Core) -> Vec<Guarded> {
         let (pk, sk, sta, stb, ss, msg) = (
-            c.size(1),
-            c.size(2),
-            c.size(3),
-            c.size(4),
-            c.size(5),
-            c.size(6),
+            c.size(kex::size::PK),
+            c.size(kex::size::SK),
+            c.size(kex::size::STA),
+            c.size(kex::size::STB),
+            c.size(kex::size::SS),
+            c.size(kex::size::MSG),
         );
         let mut v = vec![
             Guarded::new("pka", pk),
@@ -1121,18 +1243,28 @@ impl Operation for Kex {
     }
 
     fn meta_sizes(&self, c: &Core) -> [usize; 6] {
-        [c.size(1), c.size(2), 0, c.size(5), 0, 0]
+        [
+            c.size(kex::size::PK),
+            c.size(kex::size::SK),
+            0,
+            c.size(kex::size::SS),
+            0,
+            0,
+        ]
     }
 
     fn meta_protocol(&self, c: &Core) -> Vec<(String, String)> {
         let mut out = vec![
-            ("kex_passes".to_string(), c.size(0).to_string()),
+            (
+                "kex_passes".to_string(),
+                c.size(kex::size::PASSES).to_string(),
+            ),
             (
                 "kex_passes_run".to_string(),
                 c.facts.kex_passes_run.to_string(),
             ),
-            ("sta_bytes".to_string(), c.size(3).to_string()),
-            ("stb_bytes".to_string(), c.size(4).to_string()),
+            ("sta_bytes".to_string(), c.size(kex::size::STA).to_string()),
+            ("stb_bytes".to_string(), c.size(kex::size::STB).to_string()),
         ];
         for (k, len) in c.facts.kex_msg_lens.iter().enumerate() {
             out.push((format!("msg{}_bytes", k + 1), len.to_string()));

@@ -270,9 +270,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         settings,
         host,
         planning,
-        runner: &crate::campaign::runner::JailRunner {
-            jail: &settings.jail,
-        },
+        runner: &crate::campaign::runner::JailRunner::new(&settings.jail),
     };
     super::calibrate::run(&ctx, &todo)?;
     super::measure::run(&ctx, &todo)

@@ -65,9 +65,7 @@ pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<(
         settings,
         host,
         planning,
-        runner: &crate::campaign::runner::JailRunner {
-            jail: &settings.jail,
-        },
+        runner: &crate::campaign::runner::JailRunner::new(&settings.jail),
     };
     for (key, reason) in &skipped {
         crate::util::say!("profile: skipping {key}: {reason}");
