@@ -25,13 +25,17 @@ const GONE_S: u64 = 60;
 /// The orchestrator process and the folder of its package; killed (and its jail by the
 /// code under test) if a test ends early, so no stopped or waiting orchestrator outlives a
 /// failed test.
-struct Orchestrator(Child, tempfile::TempDir);
+struct Orchestrator {
+    child: Child,
+    /// Held so the package outlives the orchestrator.
+    _package: tempfile::TempDir,
+}
 
 impl Drop for Orchestrator {
     fn drop(&mut self) {
-        if let Ok(None) = self.0.try_wait() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
         }
     }
 }
@@ -39,13 +43,13 @@ impl Drop for Orchestrator {
 impl std::ops::Deref for Orchestrator {
     type Target = Child;
     fn deref(&self) -> &Child {
-        &self.0
+        &self.child
     }
 }
 
 impl std::ops::DerefMut for Orchestrator {
     fn deref_mut(&mut self) -> &mut Child {
-        &mut self.0
+        &mut self.child
     }
 }
 
@@ -90,7 +94,10 @@ fn orchestrator(jail: &str) -> Orchestrator {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    Orchestrator(child, dir)
+    Orchestrator {
+        child,
+        _package: dir,
+    }
 }
 
 /// One process as /proc/<pid>/stat shows it.
