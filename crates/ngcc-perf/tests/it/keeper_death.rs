@@ -1,7 +1,7 @@
 //! A jail's keeper and its job end with the orchestrator that started them, and with the
-//! keeper itself when it is asked to end. The orchestrator here is this test binary run
-//! again (the ignored test `orchestrator_stand_in`, which only acts with [`ROLE`] set): it
-//! starts one jailed tool run of `sh` with a background and a foreground `sleep` and waits.
+//! keeper itself when it is asked to end. The orchestrator is a real command,
+//! `ngcc-perf import ngcc`, on a package whose own build (make, run in the jail to learn the
+//! instance) starts `sh` with a background and a foreground `sleep` and waits.
 //! The test finds that tree in /proc, signals one of its processes and awaits the end of
 //! every process of the tree (pidfd), each wait bounded, failing with what is still alive.
 
@@ -10,9 +10,9 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Set in the environment of the re-run test binary: it then plays the orchestrator, with
-/// the full jail ([`FULL`]) or without namespaces ([`NO_NAMESPACES`]).
-const ROLE: &str = "NGCC_TEST_KEEPER_ORCHESTRATOR";
+/// The jail the orchestrator builds: every layer, or (as `NGCC_PERF_JAIL_OFF=user_ns`
+/// gives it) the fallback without namespaces, where the tree is held together by the
+/// keeper's process group only.
 const FULL: &str = "full";
 const NO_NAMESPACES: &str = "no_namespaces";
 /// How long the jailed tree may take to appear: a jail starts in well under a second on a
@@ -22,52 +22,20 @@ const APPEAR_S: u64 = 120;
 /// signals and a PID namespace's end; seconds even under load).
 const GONE_S: u64 = 60;
 
-#[test]
-#[ignore = "the orchestrator of keeper_death's tests; acts only when they run it"]
-fn orchestrator_stand_in() {
-    if std::env::var_os(ROLE).is_none() {
-        return;
-    }
-    use ngcc_perf::dataset::schema::Layer;
-    use ngcc_perf::sandbox::jail::JailOptions;
-    use ngcc_perf::sandbox::tool::{ToolBounds, ToolJob, run_tool};
-    ngcc_perf::sandbox::set_exe(env!("CARGO_BIN_EXE_ngcc-perf").into());
-    // The jail as campaigns build it, or its fallback without namespaces (where the tree is
-    // held together by the keeper's process group only).
-    let jail = match std::env::var(ROLE).as_deref() {
-        Ok(NO_NAMESPACES) => JailOptions {
-            off: vec![Layer::UserNs],
-        },
-        _ => JailOptions::full(),
-    };
-    let job = ToolJob {
-        jail,
-        label: "keeper-death".into(),
-        program: "/bin/sh".into(),
-        args: vec!["-c".into(), "sleep 1001 & sleep 1002; wait".into()],
-        bounds: ToolBounds {
-            wall_s: 900.0,
-            ..ToolBounds::default()
-        },
-        ..ToolJob::default()
-    };
-    let o = run_tool(&job);
-    // Only reached when the keeper ended first: say how the run ended, for the test.
-    match o {
-        Ok(o) => println!("tool run ended: {:?}", o.exit),
-        Err(e) => println!("tool run failed: {e}"),
-    }
+/// The orchestrator process and the folder of its package; killed (and its jail by the
+/// code under test) if a test ends early, so no stopped or waiting orchestrator outlives a
+/// failed test.
+struct Orchestrator {
+    child: Child,
+    /// Held so the package outlives the orchestrator.
+    _package: tempfile::TempDir,
 }
-
-/// The orchestrator process; killed (and its jail by the code under test) if a test ends
-/// early, so no stopped or waiting orchestrator outlives a failed test.
-struct Orchestrator(Child);
 
 impl Drop for Orchestrator {
     fn drop(&mut self) {
-        if let Ok(None) = self.0.try_wait() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
         }
     }
 }
@@ -75,33 +43,61 @@ impl Drop for Orchestrator {
 impl std::ops::Deref for Orchestrator {
     type Target = Child;
     fn deref(&self) -> &Child {
-        &self.0
+        &self.child
     }
 }
 
 impl std::ops::DerefMut for Orchestrator {
     fn deref_mut(&mut self) -> &mut Child {
-        &mut self.0
+        &mut self.child
     }
 }
 
-/// The orchestrator, started with the jail `jail` ([`FULL`] or [`NO_NAMESPACES`]).
+/// A package of one instance whose build never ends: `make` starts `sh`, which waits for a
+/// background and a foreground `sleep`.
+fn sleeping_package(at: &std::path::Path) -> std::path::PathBuf {
+    let inst = at.join("Sleepy/Implementations/Sleepy-1");
+    std::fs::create_dir_all(&inst).unwrap();
+    std::fs::write(
+        inst.join("KEM_AlgorithmInstance.h"),
+        "#define CRYPTO_ALGNAME \"Sleepy-1\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        inst.join("Makefile"),
+        "all:\n\tsleep 1001 & sleep 1002; wait\n",
+    )
+    .unwrap();
+    at.join("Sleepy")
+}
+
+/// The orchestrator, `ngcc-perf import ngcc` on [`sleeping_package`], started with the
+/// jail `jail` ([`FULL`] or [`NO_NAMESPACES`]).
 fn orchestrator(jail: &str) -> Orchestrator {
-    let child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "keeper_death::orchestrator_stand_in",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(ROLE, jail)
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    sleeping_package(&tree);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ngcc-perf"));
+    cmd.arg("import")
+        .arg("ngcc")
+        .arg(&tree)
+        .arg("--out")
+        .arg(dir.path().join("cands"))
+        .args(["--observe-timeout", "900"])
+        .env_remove("NGCC_PERF_JAIL_OFF");
+    if jail == NO_NAMESPACES {
+        cmd.env("NGCC_PERF_JAIL_OFF", "user_ns");
+    }
+    let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    Orchestrator(child)
+    Orchestrator {
+        child,
+        _package: dir,
+    }
 }
 
 /// One process as /proc/<pid>/stat shows it.
@@ -342,6 +338,7 @@ fn keeper_asked_to_end(jail: &str) {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    // …and it goes on: the package's failed build is its problem, the import completes.
     let out = orch.wait_with_output_now();
-    assert!(out.contains("tool run"), "{out}");
+    assert!(out.contains("import ngcc: packages"), "{out}");
 }
