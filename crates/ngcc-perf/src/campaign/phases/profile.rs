@@ -288,7 +288,11 @@ struct Relink {
 /// Why a profile that was not run (its calibration hung) must be run now: its calibration no
 /// longer ended at the timeout.
 fn skip_outdated(old: &Profile, calibration: Option<ProcessStatus>) -> Option<String> {
-    (old.stderr.starts_with(NOT_PROFILED) && calibration != Some(ProcessStatus::HardTimeout))
+    let skipped = old
+        .ngcc
+        .as_ref()
+        .is_some_and(|x| x.skipped_hung_calibration);
+    (skipped && calibration != Some(ProcessStatus::HardTimeout))
         .then(|| "its calibration no longer timed out".to_string())
 }
 
@@ -309,7 +313,11 @@ fn profile_one(ctx: &MeasureCtx, t: &Target, relink: &Relink) -> Result<Profile>
             error: Some(why.clone()),
             ..Default::default()
         };
-        return Ok(assemble(t, relink, out, Vec::new(), why));
+        let mut skipped = assemble(t, relink, out, Vec::new(), why);
+        if let Some(x) = skipped.ngcc.as_mut() {
+            x.skipped_hung_calibration = true;
+        }
+        return Ok(skipped);
     }
     let cal = cal.filter(|c| c.status == ProcessStatus::Complete);
     // §5.4: t1 defaults to 1 s without a calibration.
@@ -419,6 +427,7 @@ fn assemble(
         relinked_kat_identical: relink.kat_identical,
         preempted_ops_discarded: out.discarded_ops,
         preempted_ops_kept: out.preempted_ops_kept,
+        skipped_hung_calibration: false,
     };
     Profile {
         schema: SCHEMA,
@@ -452,6 +461,10 @@ mod tests {
         let skipped = Profile {
             status: ProcessStatus::Failed,
             stderr: format!("{NOT_PROFILED} (killed after 1.5 s)"),
+            ngcc: Some(ProfileExtra {
+                skipped_hung_calibration: true,
+                ..ProfileExtra::default()
+            }),
             ..Profile::default()
         };
         assert_eq!(
@@ -469,11 +482,21 @@ mod tests {
                 "{now:?}"
             );
         }
+        // A profile that ran is not redone for this reason, whatever its text says.
         let ran = Profile {
             stderr: "hard timeout after 2 s".into(),
-            ..skipped
+            ngcc: Some(ProfileExtra::default()),
+            ..skipped.clone()
         };
         assert_eq!(skip_outdated(&ran, Some(ProcessStatus::Complete)), None);
+        let ran_with_that_text = Profile {
+            ngcc: Some(ProfileExtra::default()),
+            ..skipped
+        };
+        assert_eq!(
+            skip_outdated(&ran_with_that_text, Some(ProcessStatus::Complete)),
+            None
+        );
     }
 
     #[test]

@@ -83,4 +83,8 @@ pub struct ProfileExtra {
     pub preempted_ops_discarded: u64,
     #[serde(default)]
     pub preempted_ops_kept: u64,
+    /// Not run: its calibration was killed at the timeout, and the profile would only hang
+    /// again. Such a profile is redone once its calibration no longer times out.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skipped_hung_calibration: bool,
 }
