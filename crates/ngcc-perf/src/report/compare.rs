@@ -518,7 +518,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
             None => args.a.display().to_string(),
         };
         let text = super::compare_reference::run(page, &a, &name, args.time)?;
-        super::site::print_stdout(&text);
+        crate::util::console::write_out(&text);
         return Ok(ExitCode::SUCCESS);
     }
     let b_path = args
@@ -538,7 +538,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
                 "compare --counter instructions: no operation has instruction counts in both datasets (run the campaign phase count)",
             ));
         }
-        super::site::print_stdout(&super::compare_count::text(
+        crate::util::console::write_out(&super::compare_count::text(
             &c,
             &a_name,
             &b_name,
@@ -591,7 +591,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
             }
         );
     }
-    super::site::print_stdout(&report);
+    crate::util::console::write_out(&report);
     Ok(crate::util::Exit::check(grown.is_empty()))
 }
 

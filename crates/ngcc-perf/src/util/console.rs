@@ -12,7 +12,8 @@ pub fn err_line(s: &str) {
     eprintln!("{}", terminal(s));
 }
 
-/// Text on standard output, as given (a newline only where the text has one).
+/// Text on standard output, as given (a newline only where the text has one); a reader that
+/// went away (`| head`) is not an error worth a panic.
 pub fn write_out(s: &str) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(terminal(s).as_bytes());

@@ -354,7 +354,7 @@ pub fn run(args: SiteArgs) -> Result<ExitCode> {
     let (index, files) = write_site_files(&args.datasets, &args.catalog, &args.out)?;
     let pages = files.iter().filter(|f| f.path.ends_with(".html")).count();
     let bytes: usize = files.iter().map(|f| f.bytes.len()).sum();
-    print_stdout(&format!(
+    crate::util::console::write_out(&format!(
         "site: {} system(s), {pages} pages, {} files, {bytes} bytes in {}\n{}\n",
         args.datasets.len(),
         files.len(),
@@ -362,13 +362,6 @@ pub fn run(args: SiteArgs) -> Result<ExitCode> {
         index.display()
     ));
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes to stdout; a reader that went away (`| head`) is not an error worth a panic.
-pub fn print_stdout(text: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 #[cfg(test)]
