@@ -3,7 +3,7 @@
 //! pod), and the run directory it writes (`{shard}` in `--run` becomes K).
 
 use crate::util::Failure;
-use anyhow::Result;
+use anyhow::{Result, anyhow, bail};
 use std::path::{Path, PathBuf};
 
 /// What `--shard` said.
@@ -25,19 +25,23 @@ const SLURM_STEP: &str = "SLURM_ARRAY_TASK_STEP";
 /// Kubernetes Indexed Job: the pod's 0-based completion index.
 const K8S_INDEX: &str = "JOB_COMPLETION_INDEX";
 
-pub fn parse(s: &str) -> Result<ShardArg, String> {
+// Plain messages (anyhow): every caller turns them into a usage failure as they are and none
+// decides on a kind; clap prints a value parser's error with Display, i.e. the message alone.
+pub fn parse(s: &str) -> Result<ShardArg> {
     if s == "auto" {
         return Ok(ShardArg::Auto);
     }
-    let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 1/3, or auto")?;
-    let k: u32 = k.parse().map_err(|_| "K is not a number")?;
-    let n: u32 = n.parse().map_err(|_| "N is not a number")?;
+    let (k, n) = s
+        .split_once('/')
+        .ok_or_else(|| anyhow!("expected K/N, e.g. 1/3, or auto"))?;
+    let k: u32 = k.parse().map_err(|_| anyhow!("K is not a number"))?;
+    let n: u32 = n.parse().map_err(|_| anyhow!("N is not a number"))?;
     check(k, n).map(|_| ShardArg::Fixed(k, n))
 }
 
-fn check(k: u32, n: u32) -> Result<(u32, u32), String> {
+fn check(k: u32, n: u32) -> Result<(u32, u32)> {
     if k < 1 || k > n {
-        return Err(format!("shard {k}/{n}: need 1 <= K <= N"));
+        bail!("shard {k}/{n}: need 1 <= K <= N");
     }
     Ok((k, n))
 }
@@ -49,66 +53,63 @@ fn check(k: u32, n: u32) -> Result<(u32, u32), String> {
 /// stays right when one index is resubmitted alone (`sbatch --array=3` has MIN 3, COUNT 1).
 /// Kubernetes: K = JOB_COMPLETION_INDEX + 1, N = `count` (a pod is not told the Job's
 /// completions).
-pub fn from_env(
-    get: impl Fn(&str) -> Option<String>,
-    count: Option<u32>,
-) -> Result<(u32, u32), String> {
-    let num = |var: &str| -> Result<Option<u32>, String> {
+pub fn from_env(get: impl Fn(&str) -> Option<String>, count: Option<u32>) -> Result<(u32, u32)> {
+    let num = |var: &str| -> Result<Option<u32>> {
         match get(var) {
             None => Ok(None),
             Some(v) => v
                 .trim()
                 .parse::<u32>()
                 .map(Some)
-                .map_err(|_| format!("{var}={v:?} is not a number")),
+                .map_err(|_| anyhow!("{var}={v:?} is not a number")),
         }
     };
     match (num(SLURM_ID)?, num(K8S_INDEX)?) {
-        (Some(_), Some(_)) => Err(format!(
+        (Some(_), Some(_)) => Err(anyhow!(
             "--shard auto: both {SLURM_ID} and {K8S_INDEX} are set, so it is unclear which scheduler started this task; pass --shard K/N"
         )),
-        (None, None) => Err(format!(
+        (None, None) => Err(anyhow!(
             "--shard auto: neither {SLURM_ID} (a Slurm job array task) nor {K8S_INDEX} (a Kubernetes Indexed Job pod) is set; run this as an array task or pass --shard K/N"
         )),
         (None, Some(index)) => {
-            let n = count.ok_or(format!(
+            let n = count.ok_or_else(|| anyhow!(
                 "--shard auto: {K8S_INDEX}={index} but no --shard-count N (a Kubernetes pod is not told the Job's completions; pass .spec.completions)"
             ))?;
             check(index + 1, n).map_err(|e| {
-                format!("--shard auto: {K8S_INDEX}={index} with --shard-count {n}: {e} (the index must be 0..N-1)")
+                anyhow!("--shard auto: {K8S_INDEX}={index} with --shard-count {n}: {e} (the index must be 0..N-1)")
             })
         }
         (Some(id), None) => {
             if let Some(n) = count {
                 if let Some(max) = num(SLURM_MAX)?.filter(|&m| m > n) {
-                    return Err(format!(
+                    bail!(
                         "--shard auto: the job array runs to index {max} ({SLURM_MAX}) but --shard-count is {n}"
-                    ));
+                    );
                 }
                 return check(id, n).map_err(|e| {
-                    format!("--shard auto: {SLURM_ID}={id} with --shard-count {n}: {e} (index the array 1-{n}: sbatch --array=1-{n})")
+                    anyhow!("--shard auto: {SLURM_ID}={id} with --shard-count {n}: {e} (index the array 1-{n}: sbatch --array=1-{n})")
                 });
             }
-            let missing = |var: &str| format!("--shard auto: {SLURM_ID}={id} but {var} is not set");
+            let missing = |var: &str| anyhow!("--shard auto: {SLURM_ID}={id} but {var} is not set");
             let min = num(SLURM_MIN)?.ok_or_else(|| missing(SLURM_MIN))?;
             let n = num(SLURM_COUNT)?.ok_or_else(|| missing(SLURM_COUNT))?;
             if let Some(step) = num(SLURM_STEP)?.filter(|&s| s != 1) {
-                return Err(format!(
+                bail!(
                     "--shard auto: the job array has step {step} ({SLURM_STEP}); pass --shard-count N and index the array 1-N"
-                ));
+                );
             }
             if let Some(max) = num(SLURM_MAX)?
                 && max.checked_sub(min).map(|d| d + 1) != Some(n)
             {
-                return Err(format!(
+                bail!(
                     "--shard auto: the job array indices {min}-{max} are not {n} contiguous ones ({SLURM_COUNT}={n}); pass --shard-count N and index the array 1-N"
-                ));
+                );
             }
             let k = id.checked_sub(min).map(|d| d + 1).ok_or_else(|| {
-                format!("--shard auto: {SLURM_ID}={id} is below {SLURM_MIN}={min}")
+                anyhow!("--shard auto: {SLURM_ID}={id} is below {SLURM_MIN}={min}")
             })?;
             check(k, n).map_err(|e| {
-                format!("--shard auto: {SLURM_ID}={id}, {SLURM_MIN}={min}, {SLURM_COUNT}={n}: {e}")
+                anyhow!("--shard auto: {SLURM_ID}={id}, {SLURM_MIN}={min}, {SLURM_COUNT}={n}: {e}")
             })
         }
     }
@@ -132,7 +133,7 @@ pub fn resolve(
         }
         (Some(ShardArg::Fixed(k, n)), None) => Some((k, n)),
         (Some(ShardArg::Auto), count) => {
-            Some(from_env(|v| std::env::var(v).ok(), count).map_err(usage)?)
+            Some(from_env(|v| std::env::var(v).ok(), count).map_err(|e| usage(e.to_string()))?)
         }
     };
     let text = run.to_string_lossy().into_owned();
@@ -205,9 +206,13 @@ mod tests {
         ]
     }
 
-    fn resolve_with(vars: &[(&str, String)], count: Option<u32>) -> Result<(u32, u32), String> {
+    // The message as the user reads it, so the asserts below pin the text.
+    fn resolve_with(
+        vars: &[(&str, String)],
+        count: Option<u32>,
+    ) -> std::result::Result<(u32, u32), String> {
         let pairs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        from_env(env(&pairs), count)
+        from_env(env(&pairs), count).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -287,8 +292,8 @@ mod tests {
 
     #[test]
     fn fixed_shards_parse() {
-        assert_eq!(parse("2/3"), Ok(ShardArg::Fixed(2, 3)));
-        assert_eq!(parse("auto"), Ok(ShardArg::Auto));
+        assert_eq!(parse("2/3").ok(), Some(ShardArg::Fixed(2, 3)));
+        assert_eq!(parse("auto").ok(), Some(ShardArg::Auto));
         assert!(parse("4/3").is_err());
         assert!(parse("0/3").is_err());
         assert!(parse("x").is_err());
