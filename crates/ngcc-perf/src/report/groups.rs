@@ -127,8 +127,60 @@ pub struct Member {
     pub cand: String,
     pub label: String,
     pub kat: Option<KatStatus>,
-    pub figures: Result<Figures, String>,
+    pub figures: Result<Figures, NoFigures>,
     pub marked: bool,
+}
+
+/// Why an instance has no figures. Typed so that the rows keep the reason as a value (the
+/// pages print it with Display) and nothing reads it back from text.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum NoFigures {
+    #[error("no {} record", op_words(.0))]
+    NoRecord(String),
+    /// `status` is how the record's status reads on a page (`format::not_a_result`).
+    #[error("{} record {status}", op_words(.op))]
+    NotAResult { op: String, status: String },
+    #[error("{} record has no trials in this unit", op_words(.0))]
+    NoTrials(String),
+    #[error("{} record has unusable trials", op_words(.0))]
+    UnusableTrials(String),
+    #[error("no ranked figure")]
+    NoRankedFigure,
+}
+
+/// Why a candidate of a group has no representative (rule 4 of the module comment, or
+/// nothing usable among the implementations of its one parameter set).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum NoRepresentative {
+    #[error(
+        "ambiguous: {} parameter sets in this group ({}) and {} marked representative",
+        .sets.len(),
+        .sets.join(", "),
+        marked_words(*.several_marked)
+    )]
+    Ambiguous {
+        sets: Vec<String>,
+        several_marked: bool,
+    },
+    #[error("no complete, KAT-passing implementation of {0}")]
+    NoneUsable(String),
+}
+
+fn marked_words(several_marked: bool) -> &'static str {
+    if several_marked {
+        "more than one"
+    } else {
+        "none"
+    }
+}
+
+/// Why a candidate of a group is not ranked.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum NotRanked {
+    #[error(transparent)]
+    NoRepresentative(#[from] NoRepresentative),
+    #[error(transparent)]
+    NoFigures(#[from] NoFigures),
 }
 
 impl Member {
@@ -173,7 +225,7 @@ pub struct Unranked {
     pub cand: String,
     /// The representative, when one was chosen (its records are what is missing).
     pub label: Option<String>,
-    pub why: String,
+    pub why: NotRanked,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -257,35 +309,31 @@ pub fn figures(
     kind: Kind,
     cand: &str,
     label: &str,
-) -> Result<Figures, String> {
+) -> Result<Figures, NoFigures> {
     let mut ops = Vec::new();
     let mut recs: BTreeMap<&str, &Record> = BTreeMap::new();
     for op in kind.ops() {
         let Some(lr) = v.ds.record(cand, label, op) else {
-            return Err(format!("no {} record", op_words(op)));
+            return Err(NoFigures::NoRecord(op.to_string()));
         };
         let rec = &lr.record;
         if rec.status != RecordStatus::Complete {
-            return Err(format!(
-                "{} record {}",
-                op_words(op),
-                super::format::not_a_result(rec, true)
-            ));
+            return Err(NoFigures::NotAResult {
+                op: op.to_string(),
+                status: super::format::not_a_result(rec, true),
+            });
         }
         let Some(trials) = per_trial(rec, metric) else {
-            return Err(format!(
-                "{} record has no trials in this unit",
-                op_words(op)
-            ));
+            return Err(NoFigures::NoTrials(op.to_string()));
         };
         let est = Estimate::from_trials(&trials)
-            .ok_or_else(|| format!("{} record has unusable trials", op_words(op)))?;
+            .ok_or_else(|| NoFigures::UnusableTrials(op.to_string()))?;
         ops.push((op.to_string(), est));
         recs.insert(op, rec);
     }
     let part = |op: &str| ops.iter().find(|(o, _)| o == op).map(|(_, e)| e.clone());
     let parts: Vec<Estimate> = kind.ranked_parts().iter().filter_map(|o| part(o)).collect();
-    let mut ranked = Estimate::sum(&parts).ok_or("no ranked figure")?;
+    let mut ranked = Estimate::sum(&parts).ok_or(NoFigures::NoRankedFigure)?;
     if kind == Kind::Hash {
         ranked = ranked.scaled(1.0 / HASH_LONG as f64);
     }
@@ -378,7 +426,7 @@ pub fn figures(
 }
 
 /// The representative of one candidate's members of a group, or why there is none.
-fn choose(members: &[Member]) -> Result<(usize, Choice), String> {
+fn choose(members: &[Member]) -> Result<(usize, Choice), NoRepresentative> {
     let marked: Vec<usize> = (0..members.len()).filter(|&i| members[i].marked).collect();
     if marked.len() == 1 {
         return Ok((marked[0], Choice::Marked));
@@ -399,16 +447,10 @@ fn choose(members: &[Member]) -> Result<(usize, Choice), String> {
     sets.sort_by(|a, b| natural_cmp(a, b));
     sets.dedup();
     if sets.len() > 1 {
-        return Err(format!(
-            "ambiguous: {} parameter sets in this group ({}) and {} marked representative",
-            sets.len(),
-            sets.join(", "),
-            if several_marked {
-                "more than one"
-            } else {
-                "none"
-            }
-        ));
+        return Err(NoRepresentative::Ambiguous {
+            sets,
+            several_marked,
+        });
     }
     let usable: Vec<usize> = pool.into_iter().filter(|&i| members[i].usable()).collect();
     let fastest = usable.iter().copied().min_by(|&a, &b| {
@@ -427,10 +469,7 @@ fn choose(members: &[Member]) -> Result<(usize, Choice), String> {
     });
     match fastest {
         Some(i) => Ok((i, Choice::Fastest { of: usable.len() })),
-        None => Err(format!(
-            "no complete, KAT-passing implementation of {}",
-            sets[0]
-        )),
+        None => Err(NoRepresentative::NoneUsable(sets.swap_remove(0))),
     }
 }
 
@@ -495,14 +534,14 @@ pub fn compute(v: &View) -> Option<Groups> {
                             Err(why) => unranked.push(Unranked {
                                 cand,
                                 label: Some(m.label),
-                                why,
+                                why: why.into(),
                             }),
                         }
                     }
                     Err(why) => unranked.push(Unranked {
                         cand,
                         label: None,
-                        why,
+                        why: why.into(),
                     }),
                 }
             }
@@ -638,7 +677,7 @@ mod tests {
                     rng_share: None,
                     retries: None,
                 }),
-                None => Err("no enc record".into()),
+                None => Err(NoFigures::NoRecord("enc".into())),
             },
             marked,
         }
@@ -668,22 +707,31 @@ mod tests {
             member("L-SM3-L1", Some(2.0), Pass, false),
         ];
         let why = choose(&m).unwrap_err();
-        assert!(why.starts_with("ambiguous: 2 parameter sets"), "{why}");
+        assert_eq!(
+            why.to_string(),
+            "ambiguous: 2 parameter sets in this group (L-SHAKE-L1, L-SM3-L1) and none marked representative"
+        );
         // Two marked of different sets: ambiguous too.
         let m = [
             member("L-SHAKE-L1", Some(1.0), Pass, true),
             member("L-SM3-L1", Some(2.0), Pass, true),
         ];
-        assert!(choose(&m).unwrap_err().contains("more than one"));
+        assert_eq!(
+            choose(&m).unwrap_err().to_string(),
+            "ambiguous: 2 parameter sets in this group (L-SHAKE-L1, L-SM3-L1) and more than one marked representative"
+        );
         // One set, nothing usable.
         let m = [
             member("x-clean", None, Pass, false),
             member("x-avx2", Some(1.0), Mismatch, false),
         ];
-        assert!(
-            choose(&m)
-                .unwrap_err()
-                .contains("no complete, KAT-passing implementation of x")
+        assert_eq!(
+            choose(&m).unwrap_err().to_string(),
+            "no complete, KAT-passing implementation of x"
+        );
+        assert_eq!(
+            NoFigures::NoRecord("hash_64".into()).to_string(),
+            "no 64-byte hash record"
         );
     }
 }

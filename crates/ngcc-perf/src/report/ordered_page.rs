@@ -302,7 +302,7 @@ pub fn render_group(v: &View, gs: &Groups, g: &Group) -> Doc {
                     Some(l) => code(l).into(),
                     None => DASH.into(),
                 },
-                u.why.clone().into(),
+                u.why.to_string().into(),
             ]);
         }
         d.table(t);
@@ -320,7 +320,7 @@ pub fn render_group(v: &View, gs: &Groups, g: &Group) -> Doc {
             match &m.figures {
                 Ok(f) => cells.extend(figure_cells(kind, metric, f)),
                 Err(why) => {
-                    cells.push(why.clone().into());
+                    cells.push(why.to_string().into());
                     cells.extend((1..figure_heads(kind, metric).len()).map(|_| Cell::new(DASH)));
                 }
             }
