@@ -19,6 +19,7 @@ pub mod tree;
 
 use crate::candidate::import::ImportArgs;
 use crate::candidate::ngcc::{self, Options, package};
+use crate::sandbox::tool::ToolError;
 use crate::util::Failure;
 use anyhow::Result;
 use runner::{RunJob, RunOutcome, ToolRunner};
@@ -48,7 +49,7 @@ impl<'a> Limited<'a> {
 }
 
 impl ToolRunner for Limited<'_> {
-    fn run(&self, job: &RunJob) -> Result<RunOutcome, String> {
+    fn run(&self, job: &RunJob) -> std::result::Result<RunOutcome, ToolError> {
         {
             let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
             while *free == 0 {

@@ -2,6 +2,7 @@
 //! package files and say what it did. A trait, so the observation logic (trace and codemodel
 //! reading) is tested on recorded runs and the jail stays the only way anything runs.
 
+use crate::sandbox::tool::ToolError;
 use std::path::{Path, PathBuf};
 
 /// One run of a build tool over a copy of package files.
@@ -69,9 +70,10 @@ pub fn clip(s: &str, n: usize) -> String {
     format!("…{tail}")
 }
 
-/// Runs build tools; the product's only implementation is [`Jailed`].
+/// Runs build tools; the product's only implementation is [`Jailed`]. The error is the
+/// jail's own typed one: the observer records it as the build's failure with Display.
 pub trait ToolRunner: Sync {
-    fn run(&self, job: &RunJob) -> Result<RunOutcome, String>;
+    fn run(&self, job: &RunJob) -> Result<RunOutcome, ToolError>;
 }
 
 /// `program` found on the host's /usr/bin or /bin (what the jail shows), if installed.
@@ -92,7 +94,7 @@ pub struct Jailed {
 }
 
 impl ToolRunner for Jailed {
-    fn run(&self, job: &RunJob) -> Result<RunOutcome, String> {
+    fn run(&self, job: &RunJob) -> Result<RunOutcome, ToolError> {
         use crate::sandbox::tool::{ToolBounds, ToolJob, run_tool};
         let tj = ToolJob {
             label: job.label.clone(),
@@ -112,7 +114,7 @@ impl ToolRunner for Jailed {
             jail: self.jail.clone(),
             ..ToolJob::default()
         };
-        let out = run_tool(&tj).map_err(|e| format!("{e}"))?;
+        let out = run_tool(&tj)?;
         let scratch = out.scratch.path().to_path_buf();
         Ok(RunOutcome {
             failure: out.failure_text(),
