@@ -7,6 +7,7 @@
 //! A refusal is a BUILDFAIL of that instance.
 
 use crate::candidate::Candidate;
+use anyhow::{Result, anyhow, bail};
 use std::path::{Path, PathBuf};
 
 /// The folders besides each candidate's own that manifest paths may point into (the
@@ -40,21 +41,20 @@ pub fn allowed_roots(cand: &Candidate, roots: &SourceRoots) -> Vec<PathBuf> {
 }
 
 /// `Err` unless `path` (which must exist) resolves inside an allowed root.
-pub fn check_path(
-    cand: &Candidate,
-    roots: &SourceRoots,
-    what: &str,
-    path: &Path,
-) -> Result<(), String> {
+///
+/// The errors are one-line messages (no context chain): a refusal only fails the instance's
+/// build, no caller decides on its kind, and the callers print it with `{}` after a prefix of
+/// their own, which shows a context chain's outer line alone.
+pub fn check_path(cand: &Candidate, roots: &SourceRoots, what: &str, path: &Path) -> Result<()> {
     let canon =
-        std::fs::canonicalize(path).map_err(|e| format!("{what} {}: {e}", path.display()))?;
+        std::fs::canonicalize(path).map_err(|e| anyhow!("{what} {}: {e}", path.display()))?;
     if allowed_roots(cand, roots)
         .iter()
         .any(|r| canon.starts_with(r))
     {
         return Ok(());
     }
-    Err(format!(
+    Err(anyhow!(
         "{what} {} resolves to {}, outside the candidate's folder and the allowed source roots (--allow-source-root)",
         path.display(),
         canon.display()
@@ -151,17 +151,18 @@ fn compiler_flag(f: &str, next: Option<&str>) -> Option<&'static str> {
     None
 }
 
-/// Checks an instance's extra compiler flags and libraries; the error names the flag.
+/// Checks an instance's extra compiler flags and libraries; the error (a one-line message,
+/// as for `check_path`) names the flag.
 pub fn check_flags(
     cand: &Candidate,
     roots: &SourceRoots,
     cflags: &[String],
     ldlibs: &[String],
-) -> Result<(), String> {
+) -> Result<()> {
     for (i, f) in cflags.iter().enumerate() {
         let next = cflags.get(i + 1).map(String::as_str);
         if let Some(why) = compiler_flag(f, next) {
-            return Err(format!("refused compiler flag `{f}`: it {why}"));
+            bail!("refused compiler flag `{f}`: it {why}");
         }
     }
     for (i, f) in ldlibs.iter().enumerate() {
@@ -170,7 +171,7 @@ pub fn check_flags(
             (name.is_empty() || name.contains('/')).then_some("names a library by path")
         } else if let Some(dir) = f.strip_prefix("-L") {
             if let Err(e) = check_path(cand, roots, "library folder", Path::new(dir)) {
-                return Err(format!("refused ldlibs `{f}`: {e}"));
+                bail!("refused ldlibs `{f}`: {e}");
             }
             None
         } else if f.starts_with("-Wl,") || f == "-Xlinker" {
@@ -183,7 +184,7 @@ pub fn check_flags(
             Some("is not a library (ldlibs take -l, -L, -pthread and -Wl, options)")
         };
         if let Some(why) = why {
-            return Err(format!("refused ldlibs `{f}`: it {why}"));
+            bail!("refused ldlibs `{f}`: it {why}");
         }
     }
     Ok(())
@@ -207,9 +208,10 @@ mod tests {
         }
     }
 
-    fn flags(v: &[&str]) -> Result<(), String> {
+    // The message as the user reads it, so the asserts below read the text.
+    fn flags(v: &[&str]) -> std::result::Result<(), String> {
         let v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
-        check_flags(&cand(), &SourceRoots::default(), &v, &[])
+        check_flags(&cand(), &SourceRoots::default(), &v, &[]).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -253,7 +255,7 @@ mod tests {
         }
         let libs = |v: &[&str]| {
             let v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
-            check_flags(&cand(), &SourceRoots::default(), &[], &v)
+            check_flags(&cand(), &SourceRoots::default(), &[], &v).map_err(|e| e.to_string())
         };
         assert_eq!(
             libs(&["-lgmp", "-lm", "-pthread", "-Wl,--as-needed"]),
