@@ -4,8 +4,8 @@
 
 use super::*;
 use crate::campaign::Phase;
+use crate::campaign::phases::toy_kit::ToyRun;
 use crate::campaign::runner::scripted::{Reply, ScriptedRunner};
-use crate::candidate::{Candidate, Instance, Kind};
 use crate::dataset::count::JobBound;
 use crate::dataset::schema::BuildFile;
 use crate::dataset::schema::Op;
@@ -14,63 +14,31 @@ use std::time::Duration;
 
 /// A run directory with one built, KAT-passed ICCS KEM instance (`toy/l1`).
 struct Kit {
-    _dir: tempfile::TempDir,
-    run: RunDir,
+    toy: ToyRun,
     settings: Settings,
     selected: Vec<Selected>,
 }
 
 impl Kit {
     fn new(calls: u64) -> Kit {
-        let dir = tempfile::Builder::new()
-            .prefix("ngcc-count-")
-            .tempdir_in("/dev/shm")
-            .or_else(|_| tempfile::tempdir())
-            .unwrap();
-        let run = RunDir::open(&dir.path().join("run")).unwrap();
-        let lib = "lib/toy/libl1.so";
-        std::fs::create_dir_all(run.path("lib/toy")).unwrap();
-        std::fs::write(run.path(lib), b"a library the scripted runner never loads").unwrap();
+        let toy = ToyRun::new("ngcc-count-");
         let mut build = BuildFile::default();
-        build.set(&BuildEntry {
-            candidate: "toy".into(),
-            label: "l1".into(),
-            kat: KatStatus::Pass,
-            library: Some(lib.into()),
-            library_sha256: Some(crate::util::sha256_file(&run.path(lib)).unwrap()),
-            ..BuildEntry::default()
-        });
-        write_json(&run.build_json(), &build).unwrap();
-        let mut settings = Settings::new(&[Phase::Count], Vec::new(), run.path(""));
+        build.set(&toy.entry);
+        write_json(&toy.run.build_json(), &build).unwrap();
+        let mut settings = Settings::new(&[Phase::Count], Vec::new(), toy.run.path(""));
         settings.count_calls = calls;
         // The tests' own budget, so their numbers do not follow the default.
         settings.count_budget_s = 300.0;
-        let inst = Instance {
-            label: "l1".into(),
-            dir: ".".into(),
-            ..Instance::default()
-        };
-        let cand = Candidate {
-            id: "toy".into(),
-            algorithm: "Toy".into(),
-            kind: Kind::Kem,
-            api: Api::Iccs,
-            variant: None,
-            package: None,
-            iccs_helpers: None,
-            instances: vec![inst.clone()],
-            root: dir.path().to_path_buf(),
-        };
+        let selected = vec![toy.selected()];
         Kit {
-            _dir: dir,
-            run,
+            toy,
             settings,
-            selected: vec![Selected { cand, inst }],
+            selected,
         }
     }
 
     fn record(&self, op: &str) -> CountRecord {
-        read_json(&self.run.count_path("toy", "l1", op, "json")).unwrap()
+        read_json(&self.toy.run.count_path("toy", "l1", op, "json")).unwrap()
     }
 }
 
@@ -104,7 +72,7 @@ fn each_job_gets_its_share_of_the_budget_as_cpu_time_and_ten_times_that_as_wall_
         killed(Exit::Code(3), 1.0, 2.0),
         killed(Exit::Code(3), 1.0, 2.0),
     ]);
-    run_with(&runner, &kit.run, &kit.selected, &kit.settings).unwrap();
+    run_with(&runner, &kit.toy.run, &kit.selected, &kit.settings).unwrap();
     // 300 CPU-s for keygen, enc and dec: 100 each; the wall net 10 × 100.
     for (_, req) in runner.seen() {
         let Request::Count(job) = req else {
@@ -132,7 +100,7 @@ fn a_job_ends_at_the_bound_the_kernel_saw_it_reach() {
         // dec: killed well short of its budget: not the budget's doing.
         killed(Exit::Signal(libc::SIGKILL), 12.0, 20.0),
     ]);
-    run_with(&runner, &kit.run, &kit.selected, &kit.settings).unwrap();
+    run_with(&runner, &kit.toy.run, &kit.selected, &kit.settings).unwrap();
     let keygen = kit.record("keygen");
     assert_eq!(keygen.status, ProcessStatus::HardTimeout);
     assert_eq!(keygen.ended_by, Some(JobBound::Cpu));
@@ -171,9 +139,10 @@ fn a_job_ends_at_the_bound_the_kernel_saw_it_reach() {
         dec.error
     );
     // The typed field is on the wire only for a job a bound ended.
-    let text = std::fs::read_to_string(kit.run.count_path("toy", "l1", "keygen", "json")).unwrap();
+    let text =
+        std::fs::read_to_string(kit.toy.run.count_path("toy", "l1", "keygen", "json")).unwrap();
     assert!(text.contains("\"ended_by\": \"cpu\""), "{text}");
-    let text = std::fs::read_to_string(kit.run.count_path("toy", "l1", "dec", "json")).unwrap();
+    let text = std::fs::read_to_string(kit.toy.run.count_path("toy", "l1", "dec", "json")).unwrap();
     assert!(!text.contains("ended_by"), "{text}");
 }
 
@@ -203,7 +172,7 @@ fn a_slow_job_on_a_busy_host_completes_within_its_cpu_budget() {
         killed(Exit::Code(3), 1.0, 2.0),
         killed(Exit::Code(3), 1.0, 2.0),
     ]);
-    run_with(&runner, &kit.run, &kit.selected, &kit.settings).unwrap();
+    run_with(&runner, &kit.toy.run, &kit.selected, &kit.settings).unwrap();
     let r = kit.record("keygen");
     assert_eq!(r.status, ProcessStatus::Complete, "{:?}", r.error);
     assert_eq!(r.ended_by, None);

@@ -8,10 +8,10 @@
 use super::*;
 use crate::campaign::host_gate::HostState;
 use crate::campaign::phases::calibrate;
+use crate::campaign::phases::toy_kit::ToyRun;
 use crate::campaign::runner::Runner;
 use crate::campaign::runner::scripted::{Reply, ScriptedRunner};
 use crate::campaign::{Phase, Settings};
-use crate::candidate::{Api, Candidate, Instance, Kind};
 use crate::child::protocol::{OpOutput, VerifyValue};
 use crate::util::write_json;
 
@@ -21,63 +21,28 @@ const HZ: f64 = (1u64 << 30) as f64;
 
 /// A run directory with one KEM instance (`toy/l1`) whose library is built.
 struct Kit {
-    _dir: tempfile::TempDir,
-    run: RunDir,
+    toy: ToyRun,
     settings: Settings,
     todo: Vec<Measurable>,
 }
 
 impl Kit {
     fn new() -> Kit {
-        // On tmpfs where there is one: every atomic write syncs its file, and on a disk busy
-        // with builds those syncs were 0.65 of these tests' 0.69 s (0.04 s on tmpfs).
-        let dir = tempfile::Builder::new()
-            .prefix("ngcc-runner-")
-            .tempdir_in("/dev/shm")
-            .or_else(|_| tempfile::tempdir())
-            .unwrap();
-        let run = RunDir::open(&dir.path().join("run")).unwrap();
-        let lib = "lib/toy/libl1.so";
-        std::fs::create_dir_all(run.path("lib/toy")).unwrap();
-        std::fs::write(run.path(lib), b"a library the scripted runner never loads").unwrap();
-        let mut settings = Settings::new(&[Phase::Measure], Vec::new(), run.path(""));
+        let toy = ToyRun::new("ngcc-runner-");
+        let mut settings = Settings::new(&[Phase::Measure], Vec::new(), toy.run.path(""));
         settings.trial_target_s = 0.2;
         settings.op_budget_s = 5.0;
-        let inst = Instance {
-            label: "l1".into(),
-            dir: ".".into(),
-            ..Instance::default()
-        };
-        let cand = Candidate {
-            id: "toy".into(),
-            algorithm: "Toy".into(),
-            kind: Kind::Kem,
-            api: Api::Iccs,
-            variant: None,
-            package: None,
-            iccs_helpers: None,
-            instances: vec![inst.clone()],
-            root: dir.path().to_path_buf(),
-        };
-        let entry = BuildEntry {
-            candidate: "toy".into(),
-            label: "l1".into(),
-            kat: KatStatus::Pass,
-            library: Some(lib.into()),
-            library_sha256: Some(sha256_file(&run.path(lib)).unwrap()),
-            ..BuildEntry::default()
-        };
+        let todo = vec![(toy.selected(), toy.entry.clone())];
         Kit {
-            _dir: dir,
-            run,
+            toy,
             settings,
-            todo: vec![(Selected { cand, inst }, entry)],
+            todo,
         }
     }
 
     fn ctx<'a>(&'a self, runner: &'a dyn Runner) -> MeasureCtx<'a> {
         MeasureCtx {
-            run: &self.run,
+            run: &self.toy.run,
             settings: &self.settings,
             host: HostState {
                 problems: Vec::new(),
@@ -111,7 +76,7 @@ impl Kit {
             library_sha256: sha.into(),
             ..Calibration::default()
         };
-        write_json(&self.run.calibration_path("toy", "l1", op), &cal).unwrap();
+        write_json(&self.toy.run.calibration_path("toy", "l1", op), &cal).unwrap();
         cal
     }
 }
@@ -226,7 +191,8 @@ fn a_calibration_on_the_fake_gives_its_plan() {
     assert_eq!(cal.trial_fixed_s(), 11.0 * MS);
     assert_eq!(cal.library_sha256, kit.sha());
     assert!(
-        kit.run
+        kit.toy
+            .run
             .setup_dir("toy", "l1", "keygen")
             .join("pk")
             .is_file()
@@ -475,7 +441,7 @@ fn a_standing_calibration_is_not_rerun_and_one_of_another_library_is() {
     calibrate::run(&kit.ctx(&runner), &kit.todo).unwrap();
     let names: Vec<String> = runner.seen().into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, ["cal-toy-l1-dec"]);
-    let dec: Calibration = read_json(&kit.run.calibration_path("toy", "l1", "dec")).unwrap();
+    let dec: Calibration = read_json(&kit.toy.run.calibration_path("toy", "l1", "dec")).unwrap();
     assert_eq!((dec.t1_s, dec.library_sha256), (0.02, kit.sha()));
     // Now every calibration stands: nothing runs.
     let runner = ScriptedRunner::default();
@@ -503,7 +469,7 @@ fn a_standing_record_is_not_remeasured_and_one_of_another_library_is() {
             plan: ctx_plan(&cal),
             ..Record::default()
         };
-        write_json(&kit.run.record_path("toy", "l1", op), &rec).unwrap();
+        write_json(&kit.toy.run.record_path("toy", "l1", op), &rec).unwrap();
         records.push(rec);
     }
     // Every record stands: the measure phase runs nothing (not even its probes).
@@ -514,7 +480,7 @@ fn a_standing_record_is_not_remeasured_and_one_of_another_library_is() {
     records[1].library_sha256 = Some("0".repeat(64));
     records[2].plan.iterations_per_trial += 1;
     for (op, rec) in ["keygen", "enc", "dec"].iter().zip(&records) {
-        write_json(&kit.run.record_path("toy", "l1", op), rec).unwrap();
+        write_json(&kit.toy.run.record_path("toy", "l1", op), rec).unwrap();
     }
     let runner = ScriptedRunner::default();
     let mut again: Vec<String> = plan_all(&kit.ctx(&runner), &kit.todo)

@@ -13,6 +13,8 @@ pub mod measure;
 pub mod memory;
 mod outputs;
 pub mod profile;
+#[cfg(test)]
+mod toy_kit;
 
 use super::Settings;
 use crate::build::flags;
