@@ -37,8 +37,23 @@ const ADD_TOLERANCE: f64 = 0.9;
 /// Every core clock on sale lies here.
 const PLAUSIBLE_HZ: (f64, f64) = (0.4e9, 6.5e9);
 
+/// Why a run has no checked core-clock estimate. A value (not text) so the comparison that
+/// keeps it stays typed; `compare --reference-page` prints it with Display.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum NoCoreClock {
+    /// The reason the run's check recorded (`CoreClock::why`).
+    #[error("{0}")]
+    Unchecked(String),
+    #[error("the run has only add-chain estimates (an older version), which recent cores fold")]
+    OnlyAddChain,
+    #[error("the run has no core-clock estimate")]
+    NoEstimate,
+    #[error("the run has no noise check, where the core clock is estimated")]
+    NoNoiseCheck,
+}
+
 /// The median of a run's checked estimates in core cycles per tick, or why there is none.
-pub fn run_estimate(noise: &NoiseCheck) -> Result<f64, String> {
+pub fn run_estimate(noise: &NoiseCheck) -> Result<f64, NoCoreClock> {
     let measured: Vec<f64> = noise
         .core_clock
         .iter()
@@ -49,12 +64,9 @@ pub fn run_estimate(noise: &NoiseCheck) -> Result<f64, String> {
         return Ok(m);
     }
     Err(match noise.core_clock.iter().find_map(|c| c.why.clone()) {
-        Some(why) => why,
-        None if !noise.core_cycles_per_tick.is_empty() => {
-            "the run has only add-chain estimates (an older version), which recent cores fold"
-                .into()
-        }
-        None => "the run has no core-clock estimate".into(),
+        Some(why) => NoCoreClock::Unchecked(why),
+        None if !noise.core_cycles_per_tick.is_empty() => NoCoreClock::OnlyAddChain,
+        None => NoCoreClock::NoEstimate,
     })
 }
 

@@ -43,7 +43,7 @@ pub struct Comparison {
     pub host_unfixed: bool,
     /// Core cycles per tick of our counter, estimated and checked during our run
     /// (`measure::core_clock`), or why there is no usable estimate.
-    pub core_cycles_per_tick: Result<f64, String>,
+    pub core_cycles_per_tick: Result<f64, crate::measure::core_clock::NoCoreClock>,
     /// On the page, with no complete record of ours.
     pub not_measured: Vec<String>,
 }
@@ -117,7 +117,7 @@ pub fn compare(ds: &Dataset, page: &Page, time: bool) -> Comparison {
         host_unfixed,
         core_cycles_per_tick: match ds.campaign.noise.as_ref() {
             Some(noise) => crate::measure::core_clock::run_estimate(noise),
-            None => Err("the run has no noise check, where the core clock is estimated".into()),
+            None => Err(crate::measure::core_clock::NoCoreClock::NoNoiseCheck),
         },
         not_measured,
     }
@@ -369,7 +369,7 @@ mod tests {
         c.time = true;
         assert_eq!(core_estimate(&c), None);
         c.time = false;
-        c.core_cycles_per_tick = Err("the run has no core-clock estimate".into());
+        c.core_cycles_per_tick = Err(crate::measure::core_clock::NoCoreClock::NoEstimate);
         assert_eq!(core_estimate(&c), None);
         let t = text(&c, "p", "d");
         assert!(
