@@ -185,8 +185,8 @@ fn static_size(
 }
 
 /// Allocated section bytes of one relocatable object by kind; common symbols count as bss.
-pub fn sections_of(data: &[u8]) -> Result<Sections, String> {
-    let file = object::File::parse(data).map_err(|e| e.to_string())?;
+pub fn sections_of(data: &[u8]) -> Result<Sections, object::read::Error> {
+    let file = object::File::parse(data)?;
     let mut s = Sections::default();
     for sec in file.sections() {
         let SectionFlags::Elf { sh_flags } = sec.flags() else {

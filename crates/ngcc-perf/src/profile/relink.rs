@@ -184,7 +184,7 @@ fn relink_logged(
     let (objects, ldlibs) = prove(run, cand, inst, entry, options, &pp.work, log)?;
 
     // 2. Which helpers to wrap.
-    let syms = symbols::scan_objects(&objects).map_err(fail)?;
+    let syms = symbols::scan_objects(&objects).map_err(|e| fail(e.to_string()))?;
     let plan = symbols::plan_wraps(cand.api, inst.namespace.as_deref(), &syms);
     let _ = writeln!(
         log,

@@ -135,13 +135,15 @@ pub struct ObjectSymbols {
     pub self_referenced: BTreeSet<String>,
 }
 
-pub fn scan_objects(objects: &[PathBuf]) -> Result<ObjectSymbols, String> {
+/// The errors are one-line messages (no context chain): the only caller turns them into a
+/// relink failure whose reason is their Display, and decides nothing on them.
+pub fn scan_objects(objects: &[PathBuf]) -> anyhow::Result<ObjectSymbols> {
     let mut out = ObjectSymbols::default();
     for path in objects {
-        let data =
-            std::fs::read(path).map_err(|e| format!("reading object {}: {e}", path.display()))?;
+        let data = std::fs::read(path)
+            .map_err(|e| anyhow::anyhow!("reading object {}: {e}", path.display()))?;
         let file = ElfFile64::<object::Endianness>::parse(data.as_slice())
-            .map_err(|e| format!("{}: not a 64-bit ELF object: {e}", path.display()))?;
+            .map_err(|e| anyhow::anyhow!("{}: not a 64-bit ELF object: {e}", path.display()))?;
         for sym in file.symbols() {
             let Ok(name) = sym.name() else { continue };
             if name.is_empty() {
