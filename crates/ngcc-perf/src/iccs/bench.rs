@@ -68,30 +68,32 @@ fn measure(size: usize, mut hash: impl FnMut(&[u8])) -> Cost {
 }
 
 /// ns/byte of `openssl speed -evp sm3 -bytes N -seconds 1` (its default: user CPU time).
-fn openssl_ns_per_byte(size: usize) -> Result<f64, String> {
+/// The errors are one-line messages: the table shows one as a note and decides nothing on it.
+fn openssl_ns_per_byte(size: usize) -> anyhow::Result<f64> {
+    use anyhow::{anyhow, bail};
     let out = Command::new("openssl")
         .args(["speed", "-mr", "-evp", "sm3", "-seconds", "1", "-bytes"])
         .arg(size.to_string())
         .output()
-        .map_err(|e| format!("cannot run openssl: {e}"))?;
+        .map_err(|e| anyhow!("cannot run openssl: {e}"))?;
     // Machine-readable result line (on stderr in OpenSSL 3): +R:<count>:sm3:<seconds>
     let text = [out.stdout, out.stderr].concat();
     let text = String::from_utf8_lossy(&text);
     let line = text
         .lines()
         .find(|l| l.starts_with("+R:"))
-        .ok_or_else(|| format!("no +R: line in openssl speed output ({})", out.status))?;
+        .ok_or_else(|| anyhow!("no +R: line in openssl speed output ({})", out.status))?;
     let f: Vec<&str> = line.split(':').collect();
     let count: f64 = f
         .get(1)
         .and_then(|s| s.parse().ok())
-        .ok_or("bad +R: count")?;
+        .ok_or_else(|| anyhow!("bad +R: count"))?;
     let secs: f64 = f
         .get(3)
         .and_then(|s| s.parse().ok())
-        .ok_or("bad +R: time")?;
+        .ok_or_else(|| anyhow!("bad +R: time"))?;
     if count <= 0.0 || secs <= 0.0 {
-        return Err(format!("unusable openssl result {line:?}"));
+        bail!("unusable openssl result {line:?}");
     }
     Ok(secs * 1e9 / (count * size as f64))
 }
@@ -161,7 +163,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         let (ossl_ns, note) = match &openssl {
             Some(_) => match openssl_ns_per_byte(size) {
                 Ok(ns) => (Some(ns), None),
-                Err(e) => (None, Some(e)),
+                Err(e) => (None, Some(e.to_string())),
             },
             None => (None, None),
         };
