@@ -50,14 +50,20 @@ fn frames(stack: Option<roxmltree::Node>) -> Vec<Frame> {
 /// Parses `xml`. `is_library(obj)` says whether a frame's object is the candidate library;
 /// `path(dir, file)` names a site's file; `marker` opens a stage, `public_stage` is the stage
 /// whose new sites depend on public data.
+/// The one way a memcheck log cannot be read: it is not XML (the ct phase records it as the
+/// process's error with Display).
+#[derive(Debug, thiserror::Error)]
+#[error("memcheck XML: {0}")]
+pub struct BadXml(#[from] roxmltree::Error);
+
 pub fn parse(
     xml: &str,
     is_library: &dyn Fn(&str) -> bool,
     path: &dyn Fn(&str, &str) -> String,
     marker: &str,
     public_stage: &str,
-) -> Result<Parsed, String> {
-    let doc = roxmltree::Document::parse(xml).map_err(|e| format!("memcheck XML: {e}"))?;
+) -> Result<Parsed, BadXml> {
+    let doc = roxmltree::Document::parse(xml)?;
     let root = doc.root_element();
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     if let Some(ec) = root.children().find(|c| c.has_tag_name("errorcounts")) {

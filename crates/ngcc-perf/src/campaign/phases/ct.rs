@@ -359,7 +359,7 @@ fn taint_one(
         }
         Err(e) => {
             t.status = ProcessStatus::Failed;
-            t.error = Some(e);
+            t.error = Some(e.to_string());
         }
     }
     Ok(t)
