@@ -212,8 +212,9 @@ fn fixed_cost(ctx: &MeasureCtx, scratch: &str) -> Result<FixedCost> {
     Ok(best.unwrap_or_default())
 }
 
-/// A record the time accounting flagged, checked again with the fixed cost measured right
-/// after its processes. The phase's first probes ran under the load of that moment; a host
+/// A record flagged inconsistent, checked again with the fixed cost measured right after its
+/// processes (every flagged record: which check flagged it is text, not a kind we decide on;
+/// the checks other than the time accounting do not read the fixed cost, so they stand). The phase's first probes ran under the load of that moment; a host
 /// that got busier since makes an honest jail's start cost more CPU than they saw (the zoo's
 /// control-like `tsc` toy beside two busy loops: 66 ms of CPU against 23 ms timed and a
 /// 12 ms fixed cost). The probes run no candidate code and start after its job has died, so
