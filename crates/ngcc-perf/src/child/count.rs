@@ -22,6 +22,7 @@ mod client {
         fn ngcc_count_client_available() -> c_int;
         fn ngcc_count_running_on_valgrind() -> c_uint;
         fn ngcc_count_dump(name: *const c_char);
+        fn ngcc_count_start_instrumentation();
     }
 
     /// Whether this binary was built with callgrind.h (else every request is a no-op).
@@ -35,6 +36,11 @@ mod client {
         unsafe { ngcc_count_running_on_valgrind() != 0 }
     }
 
+    /// Starts callgrind's instrumentation (the job runs with `--instr-atstart=no`).
+    pub fn start_instrumentation() {
+        // SAFETY: a client request; a no-op outside valgrind.
+        unsafe { ngcc_count_start_instrumentation() }
+    }
     pub fn dump(name: &str) {
         let c = CString::new(name).unwrap_or_default();
         // SAFETY: a NUL-terminated string we own; callgrind copies it.
@@ -92,6 +98,9 @@ pub fn run(job: &CountJob) -> CountOutput {
     if !client::on_valgrind() {
         return failed(out, "the count job is not running under valgrind");
     }
+    // Started here (`--instr-atstart=no`), so what callgrind simulates is the library's
+    // loading, setup and calls, never the worker's start-up before it.
+    client::start_instrumentation();
     super::crash::stage("dlopen (library constructors)");
     let lib = match Lib::open(&job.library) {
         Ok(l) => l,

@@ -46,7 +46,10 @@ const COUNT_CAP: u64 = 256 << 20;
 pub const COLLECTION: &str = "callgrind --collect-atstart=no with --toggle-collect on the \
 shim's entry point of the operation (only the library call is counted, never the harness \
 around it); the counters are dumped (and so zeroed) after the warm-up calls and after each \
-counted call (CALLGRIND_DUMP_STATS_AT from the harness, not the library)";
+counted call (CALLGRIND_DUMP_STATS_AT from the harness, not the library); instrumentation, \
+and with it the cache simulation, starts just before the library is loaded \
+(--instr-atstart=no, CALLGRIND_START_INSTRUMENTATION), so the warm-up calls meet caches \
+that only the library's loading, its setup and earlier calls filled";
 
 pub fn run(run: &RunDir, selected: &[Selected], settings: &Settings) -> Result<()> {
     run_with(
