@@ -769,7 +769,7 @@ fn check_count(ds: &Dataset, problems: &mut Vec<String>) -> Option<String> {
                 continue;
             }
         };
-        match crate::measure::callgrind::calls_from_raw(&text, &c.helper_fns) {
+        match crate::measure::callgrind::calls_from_raw(&text, &c.helper_fns, &c.entry_fns()) {
             Ok(again) if again == c.calls => calls += again.len(),
             Ok(again) => {
                 let first = again

@@ -610,7 +610,7 @@ pub fn callgrind_args(kind: Kind, op: &Op) -> Option<Vec<String>> {
     .collect();
     args.extend(crate::dataset::count::CACHE_MODEL.args());
     for entry in count_entry_points(kind, op)? {
-        args.push(format!("--toggle-collect={entry}"));
+        args.push(format!("{}{entry}", crate::dataset::count::TOGGLE_COLLECT));
     }
     Some(args)
 }

@@ -19,6 +19,8 @@ pub const RAW_EXT: &str = "callgrind";
 pub const DUMP_PREFIX: &str = "ngcc-count-call";
 /// The dump that closes the warm-up (callgrind's file 1, discarded).
 pub const WARMUP_DUMP: &str = "ngcc-count-warmup";
+/// callgrind's option naming an entry point whose calls are collected (one per entry point).
+pub const TOGGLE_COLLECT: &str = "--toggle-collect=";
 
 /// One cache level of callgrind's simulation.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -344,6 +346,15 @@ impl CountRecord {
     /// Whether the library contains valgrind client requests (its counts are marked).
     pub fn valgrind_aware(&self) -> bool {
         self.client_requests.as_ref().is_some_and(|c| c.found > 0)
+    }
+
+    /// The entry points callgrind collected the calls of, as its options named them.
+    pub fn entry_fns(&self) -> Vec<String> {
+        self.tool_args
+            .iter()
+            .filter_map(|a| a.strip_prefix(TOGGLE_COLLECT))
+            .map(str::to_string)
+            .collect()
     }
 }
 

@@ -30,7 +30,7 @@ pub fn section(v: &View, cand: &str, d: &mut Doc) {
     let m = &first.cache_model;
     d.heading(2, "Instruction counts");
     d.para(format!(
-        "Counted by {} (callgrind) in the jail on the timed library: {} calls per operation after the trials' warm-up calls, with the trials' setup and randomness; collection is on only inside the library's entry point of the operation (toggled by callgrind on that function), one dump per call. Instructions do not depend on the host's load; a rerun with the same seed counts the same. Estimated cycles are a model, not a measurement: every instruction fetch and data access costs {} when it hits the simulated L1 ({} KiB {}-way I1 and D1), {} when it misses L1 and hits the simulated last level ({} MiB {}-way), {} when it misses both (64-byte lines). Instructions per measured cycle divide the counted instructions by the timing record's mean per call (its counter, see section 2). Helper shares are the instructions inside the hash/XOF helpers and the DRNG/randombytes (what they call included), the profile phase's helper set, next to its share of time.",
+        "Counted by {} (callgrind) in the jail on the timed library: {} calls per operation after the trials' warm-up calls, with the trials' setup and randomness; collection is on only inside the library's entry point of the operation (toggled by callgrind on that function), one dump per call. Instructions do not depend on the host's load; a rerun with the same seed counts the same. Estimated cycles are a model, not a measurement: every instruction fetch and data access costs {} when it hits the simulated L1 ({} KiB {}-way I1 and D1), {} when it misses L1 and hits the simulated last level ({} MiB {}-way), {} when it misses both (64-byte lines). Instructions per measured cycle divide the counted instructions by the timing record's mean per call (its counter, see section 2). A call whose dump shows instructions collected outside the calls into the entry point, none at all, or the entry point called from inside the library fails its record: something switched callgrind's collection, and the counts would not be the operation's. Helper shares are the instructions inside the hash/XOF helpers and the DRNG/randombytes (what they call included), the profile phase's helper set, next to its share of time.",
         first.tool,
         first.calls.len(),
         w.l1_hit,
@@ -57,6 +57,18 @@ pub fn section(v: &View, cand: &str, d: &mut Doc) {
     let mut aware: Vec<(&str, String)> = Vec::new();
     for r in &recs {
         let key = r.operation.key(r.input_bytes);
+        // Failed records too: a library that talks to valgrind is named however its counts
+        // ended.
+        if r.valgrind_aware() && !aware.iter().any(|(label, _)| *label == r.label) {
+            aware.push((
+                &r.label,
+                format!(
+                    "{} ({} client request(s))",
+                    r.label,
+                    r.client_requests.as_ref().map_or(0, |c| c.found)
+                ),
+            ));
+        }
         let s = match (&r.status, &r.summary) {
             (ProcessStatus::Complete, Some(s)) => s,
             _ => {
@@ -85,16 +97,6 @@ pub fn section(v: &View, cand: &str, d: &mut Doc) {
                 .and_then(|p| p.profile.hash_share);
         if !s.constant_ir {
             varying.push(format!("{} {key}", r.label));
-        }
-        if r.valgrind_aware() && !aware.iter().any(|(label, _)| *label == r.label) {
-            aware.push((
-                &r.label,
-                format!(
-                    "{} ({} client request(s))",
-                    r.label,
-                    r.client_requests.as_ref().map_or(0, |c| c.found)
-                ),
-            ));
         }
         let range = if s.constant_ir {
             "constant".to_string()

@@ -1,5 +1,5 @@
-//! Phase `count` through the binary on the count zoo (tests/zoo/count-kem: one toy KEM four
-//! ways). valgrind must be installed (CI installs it): these tests fail without it, never
+//! Phase `count` through the binary on the count zoo (tests/zoo/count-kem: one toy KEM seven
+//! ways: four honest about their counts, three that switch callgrind's collection). valgrind must be installed (CI installs it): these tests fail without it, never
 //! skip.
 
 use crate::common;
@@ -70,6 +70,46 @@ fn the_count_zoo_is_counted_marked_and_validated() {
     }
     assert!(stderr.contains("[the library contains valgrind client requests]"));
 
+    // Three libraries that switch the collection, each a different way: their records fail
+    // on what the dumps show, whatever the library did (two with client requests, one with
+    // none), and their other operations are counted as usual.
+    let outside = "collection was on outside the operation";
+    let expected = [
+        ("count-stopped", "keygen", Some("counted no instructions")),
+        ("count-stopped", "enc", Some("counted no instructions")),
+        ("count-stopped", "dec", Some("counted no instructions")),
+        ("count-leaky", "keygen", None),
+        ("count-leaky", "enc", Some(outside)),
+        // Its setup ran enc, which left collection on for the rest of the job.
+        ("count-leaky", "dec", Some(outside)),
+        ("count-nested", "keygen", None),
+        (
+            "count-nested",
+            "enc",
+            Some("called the entry point ngcc_kem_enc from inside itself"),
+        ),
+        ("count-nested", "dec", None),
+    ];
+    for (label, op, why) in expected {
+        let r = count(&run, label, op);
+        match why {
+            None => {
+                assert_eq!(r.status, ProcessStatus::Complete, "{label} {op}: {r:?}");
+                assert_eq!(r.calls[0].ir, ir("count-base", op), "{label} {op}");
+            }
+            Some(why) => {
+                assert_eq!(r.status, ProcessStatus::Failed, "{label} {op}: {r:?}");
+                let e = r.error.as_deref().unwrap_or_default();
+                assert!(
+                    e.starts_with("dump 1: ") && e.contains(why),
+                    "{label} {op}: {e}"
+                );
+                assert!(r.calls.is_empty() && r.summary.is_none(), "{label} {op}");
+            }
+        }
+        assert_eq!(r.valgrind_aware(), label != "count-nested", "{label}");
+    }
+
     // Shards as a Slurm array runs them (`--build-from` the build run, `--shard K/2`): each
     // counts its own instances, so the two together count every instance exactly once. Two
     // instances whose keys fall in different shards (shard 1 holds count-base and
@@ -139,7 +179,7 @@ fn the_count_zoo_is_counted_marked_and_validated() {
     assert!(ok.status.success(), "{}", text(&ok));
     assert!(
         text(&ok).contains(
-            "count: 12 record(s), 48 call(s) recomputed from their callgrind text; 12 counted \
+            "count: 21 record(s), 60 call(s) recomputed from their callgrind text; 21 counted \
              with address-space randomisation off"
         ),
         "{}",
@@ -162,7 +202,10 @@ fn the_count_zoo_is_counted_marked_and_validated() {
         "{page}"
     );
     assert!(
-        page.contains("valgrind-aware: the library of count-forged (1 client request(s)) contains"),
+        page.contains(
+            "valgrind-aware: the library of count-forged (1 client request(s)), count-leaky (1 \
+             client request(s)), count-stopped (1 client request(s)) contains"
+        ),
         "{page}"
     );
     assert!(

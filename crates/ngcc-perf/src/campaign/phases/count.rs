@@ -366,7 +366,7 @@ fn count_one(
         }
     }
     let _ = std::fs::remove_dir_all(&copied);
-    match callgrind::calls_from_raw(&raw, &helper_fns) {
+    match callgrind::calls_from_raw(&raw, &helper_fns, &r.entry_fns()) {
         Ok(calls) if calls.len() as u64 == settings.count_calls => r.calls = calls,
         Ok(calls) => {
             r.status = ProcessStatus::Failed;

@@ -60,8 +60,9 @@ fn dump(n: u32) -> String {
 }
 
 const DUMP: &str = "# callgrind format\nversion: 1\ndesc: Trigger: Client Request: ngcc-count-call 1\n\
-positions: line\nevents: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\n\nob=(1) /job/lib.so\nfl=(1) ???\n\
-fn=(1) ngcc_kem_keygen\n0 70 8 7\ncfn=(2) sha3_256\ncalls=1 0\n0 90 9 9\n\n\
+positions: line\nevents: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\n\nob=(2) /job/ngcc-perf\nfl=(1) ???\n\
+fn=(3) harness\ncob=(1) /job/lib.so\ncfn=(1) ngcc_kem_keygen\ncalls=1 0\n0 160 17 16\n\nob=(1)\n\
+fn=(1)\n0 70 8 7\ncfn=(2) sha3_256\ncalls=1 0\n0 90 9 9\n\n\
 fn=(2)\n0 90 9 9\n\ntotals: 160 17 16 0 0 0 0 0 0\n";
 
 #[test]
