@@ -1,5 +1,5 @@
 //! Phase `count` through the binary on the count zoo (tests/zoo/count-kem: one toy KEM seven
-//! ways: four honest about their counts, three that switch callgrind's collection). valgrind must be installed (CI installs it): these tests fail without it, never
+//! ways: four honest about their counts, four that switch callgrind's collection). valgrind must be installed (CI installs it): these tests fail without it, never
 //! skip.
 
 use crate::common;
@@ -70,9 +70,9 @@ fn the_count_zoo_is_counted_marked_and_validated() {
     }
     assert!(stderr.contains("[the library contains valgrind client requests]"));
 
-    // Three libraries that switch the collection, each a different way: their records fail
-    // on what the dumps show, whatever the library did (two with client requests, one with
-    // none), and their other operations are counted as usual.
+    // Four libraries that switch the collection, each a different way: their records fail
+    // on what the dumps show, whatever the library did (three with client requests, one
+    // with none), and their other operations are counted as usual.
     let outside = "collection was on outside the operation";
     let expected = [
         ("count-stopped", "keygen", Some("counted no instructions")),
@@ -82,6 +82,13 @@ fn the_count_zoo_is_counted_marked_and_validated() {
         ("count-leaky", "enc", Some(outside)),
         // Its setup ran enc, which left collection on for the rest of the job.
         ("count-leaky", "dec", Some(outside)),
+        ("count-paused", "keygen", None),
+        (
+            "count-paused",
+            "enc",
+            Some("collection or instrumentation was switched during the operation"),
+        ),
+        ("count-paused", "dec", None),
         ("count-nested", "keygen", None),
         (
             "count-nested",
@@ -179,7 +186,7 @@ fn the_count_zoo_is_counted_marked_and_validated() {
     assert!(ok.status.success(), "{}", text(&ok));
     assert!(
         text(&ok).contains(
-            "count: 21 record(s), 60 call(s) recomputed from their callgrind text; 21 counted \
+            "count: 24 record(s), 68 call(s) recomputed from their callgrind text; 24 counted \
              with address-space randomisation off"
         ),
         "{}",
@@ -204,7 +211,8 @@ fn the_count_zoo_is_counted_marked_and_validated() {
     assert!(
         page.contains(
             "valgrind-aware: the library of count-forged (1 client request(s)), count-leaky (1 \
-             client request(s)), count-stopped (1 client request(s)) contains"
+             client request(s)), count-paused (2 client request(s)), count-stopped (1 client \
+             request(s)) contains"
         ),
         "{page}"
     );
