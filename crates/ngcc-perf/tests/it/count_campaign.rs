@@ -7,6 +7,7 @@ use common::*;
 use ngcc_perf::dataset::count::{AddressSpace, CountRecord};
 use ngcc_perf::dataset::schema::{CtResult, ProcessStatus};
 use std::path::Path;
+use std::process::{Command, Stdio};
 
 fn count(run: &Path, label: &str, op: &str) -> CountRecord {
     let path = run
@@ -243,13 +244,15 @@ fn the_count_zoo_is_counted_marked_and_validated() {
 
 /// A submitter's CI: the toy before and after a change that adds a loop to enc, and the same
 /// code rebuilt. `compare --counter instructions --fail-above 1` fails on exactly enc, and
-/// the rebuild differs by nothing.
+/// the rebuild differs by nothing. The rebuild's campaign runs from a copy of ngcc-perf that
+/// is replaced as soon as it has started, as a `cargo build` during a long campaign does:
+/// its jobs (the keeper, and callgrind running our worker) still run the image that started.
 #[test]
 fn the_instruction_gate_catches_exactly_the_grown_operation() {
     require_valgrind();
     let zoo = manifest_dir().join("tests/zoo/count-kem");
     let dir = scratch("count_gate");
-    let dataset = |name: &str, defines: &str| {
+    let dataset = |name: &str, defines: &str, replaced: bool| {
         let cands = dir.join(format!("{name}-cands/toy"));
         for f in ["count_toy.c", "api.h"] {
             std::fs::create_dir_all(&cands).unwrap();
@@ -265,14 +268,39 @@ fn the_instruction_gate_catches_exactly_the_grown_operation() {
             ),
         );
         let run = dir.join(format!("{name}-run"));
-        campaign_ok("build,kat,count", &cands, &run, &["--count-calls", "3"]);
+        let args = ["--count-calls", "3"];
+        if replaced {
+            let exe = dir.join("bin/ngcc-perf");
+            std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+            std::fs::copy(env!("CARGO_BIN_EXE_ngcc-perf"), &exe).unwrap();
+            // campaign_ok's command (its arguments and environment) from the copy.
+            let cmd = campaign_cmd("build,kat,count", &cands, &run, &args);
+            let _timed = measuring();
+            let child = Command::new(&exe)
+                .args(cmd.get_args())
+                .envs(cmd.get_envs().filter_map(|(k, v)| Some((k, v?))))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            // `spawn` returns once the copy is executing: now the "rebuild" replaces it with
+            // a file that is not ngcc-perf at all.
+            std::fs::remove_file(&exe).unwrap();
+            write(&exe, "#!/bin/sh\nexit 97\n");
+            std::fs::set_permissions(&exe, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success(), "{}", text(&out));
+        } else {
+            campaign_ok("build,kat,count", &cands, &run, &args);
+        }
         let data = dir.join(format!("{name}-data"));
         publish_ok(&run, "gate", &data);
         data
     };
-    let before = dataset("before", "");
-    let after = dataset("after", "\"COUNT_EXTRA_ENC\"");
-    let rebuilt = dataset("rebuilt", "");
+    let before = dataset("before", "", false);
+    let after = dataset("after", "\"COUNT_EXTRA_ENC\"", false);
+    let rebuilt = dataset("rebuilt", "", true);
     let gate = |a: &Path, b: &Path| {
         bin()
             .args(["compare", "--counter", "instructions", "--fail-above", "1"])

@@ -623,13 +623,13 @@ fn direct(
         nproc: None,
     };
     let tool = match &order.tool {
-        Some(t) => match std::fs::canonicalize("/proc/self/exe")
+        Some(t) => match super::running_exe(scratch)
             .context("locating the ngcc-perf executable")
-            .and_then(|exe| super::ToolExec::new(t, &exe, scratch))
+            .and_then(|exe| Ok((super::ToolExec::new(t, &exe, scratch)?, exe)))
         {
-            Ok(mut t) => {
+            Ok((mut t, exe)) => {
                 let mut read_only = inner.read_only.clone();
-                read_only.extend(std::fs::canonicalize("/proc/self/exe"));
+                read_only.push(exe);
                 t.lock = Some(super::PreExec {
                     read_only,
                     read_write: inner.read_write.clone(),

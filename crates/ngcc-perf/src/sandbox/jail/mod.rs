@@ -383,6 +383,42 @@ pub fn nonce() -> String {
     hex::encode(b)
 }
 
+/// A host path naming this process's executable image, for a tool job to exec. Normally the
+/// file it was started from; when a rebuild has replaced or deleted that file during a
+/// campaign (cargo does), a copy of the running image, made once per image beside the job's
+/// scratch folder: the path of the running file then names another build, or nothing, and
+/// the image itself cannot be bound into another mount namespace.
+pub fn running_exe(scratch: &Path) -> anyhow::Result<PathBuf> {
+    use anyhow::Context;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let mut image = std::fs::File::open("/proc/self/exe").context("opening /proc/self/exe")?;
+    let running = image.metadata()?;
+    let same = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.dev() == running.dev() && m.ino() == running.ino())
+    };
+    if let Ok(path) = std::fs::read_link("/proc/self/exe")
+        && same(&path)
+    {
+        return Ok(path);
+    }
+    let dir = scratch.parent().unwrap_or(scratch);
+    let copy = dir.join(format!(
+        "ngcc-perf-image-{}-{}",
+        running.dev(),
+        running.ino()
+    ));
+    if !copy.is_file() {
+        let tmp = dir.join(format!(".ngcc-perf-image-{}", std::process::id()));
+        let mut out = std::fs::File::create(&tmp)
+            .with_context(|| format!("copying the running image to {}", tmp.display()))?;
+        std::io::copy(&mut image, &mut out)?;
+        out.sync_all()?;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))?;
+        std::fs::rename(&tmp, &copy)?;
+    }
+    Ok(copy)
+}
+
 /// A fresh scratch folder for one job, with the job's output folders in it (the KAT folder,
 /// a calibration's setup folder) already created.
 pub fn prepare_scratch(scratch: &Path, files: Option<&JobFiles>) -> anyhow::Result<()> {

@@ -162,8 +162,8 @@ impl Plan {
         binds.push(scratch_bind(scratch, JOB_SCRATCH)?);
         let tool = match &order.tool {
             Some(t) => {
-                let exe = std::fs::canonicalize("/proc/self/exe")
-                    .context("locating the ngcc-perf executable")?;
+                let exe =
+                    super::running_exe(scratch).context("locating the ngcc-perf executable")?;
                 binds.push(bind(&exe, JOB_EXE, false, false)?);
                 Some(super::ToolExec::new(
                     t,
