@@ -155,7 +155,7 @@ fn a_slow_job_on_a_busy_host_completes_within_its_cpu_budget() {
     let out = CountOutput {
         status: ProcessStatus::Complete,
         calls: 2,
-        warmups: 3,
+        warmups: super::WARMUPS,
         setup: "built".into(),
         seed: "00".repeat(48),
         work_s: 380.0,
