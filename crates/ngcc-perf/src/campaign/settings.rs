@@ -228,7 +228,7 @@ pub struct CampaignArgs {
     /// ct phase: calls per taint stage under memcheck.
     #[arg(long, default_value_t = DEFAULT_CT_RUNS)]
     pub ct_runs: u32,
-    /// count phase: counted calls per operation under callgrind (after the trials' warm-up).
+    /// count phase: counted calls per operation under callgrind (after one warm-up call).
     #[arg(long, default_value_t = DEFAULT_COUNT_CALLS)]
     pub count_calls: u64,
     /// count phase: CPU seconds per instance for all its operations (each job's process is

@@ -3,8 +3,8 @@
 //! operation (`--toggle-collect`, see `protocol::callgrind_args`), so what is counted is the
 //! library call alone. This job prepares the operation exactly as a trial does (seed, the
 //! calibration's saved setup or the same setup built from the same seed, then a fresh
-//! seed, the trial's warm-up calls), dumps the counters once to close the warm-up and
-//! again after every counted call: one callgrind file per call, which the orchestrator reads.
+//! seed, the job's warm-up calls: one, the same everywhere), dumps the counters once to close
+//! the warm-up and again after every counted call: one callgrind file per call, which the orchestrator reads.
 
 use super::library::Lib;
 use super::ops::{Runner, perf_seed, seed_library};

@@ -642,7 +642,7 @@ pub fn count_entry_points(kind: Kind, op: &Op) -> Option<Vec<&'static str>> {
 }
 
 /// One count job: the operation prepared as a trial prepares it (the calibration's saved
-/// setup when there is one, the same seed), the trial's warm-up calls, then `calls` calls,
+/// setup when there is one, the same seed), `warmups` calls, then `calls` calls,
 /// each dumped to its own callgrind file.
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct CountJob {
