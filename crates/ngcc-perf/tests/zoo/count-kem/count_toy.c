@@ -31,10 +31,12 @@ static unsigned char rotl1(unsigned char x) {
 static volatile unsigned char sink;
 #endif
 
-#ifdef COUNT_FORGE
-/* memcheck's MAKE_MEM_DEFINED request ('M','C' tool base + 2) on [p, p+n). */
-static void forge_defined(const void *p, unsigned long n) {
-    volatile unsigned long args[6] = {0x4d430002UL, (unsigned long)p, n, 0, 0, 0};
+#if defined(COUNT_FORGE) || defined(COUNT_STOPPER) || defined(COUNT_LEAKY) || defined(COUNT_PAUSED)
+/* A valgrind client request (`code`: the tool's base and number; two arguments), inlined where
+ * it is made, as valgrind.h's macros are. */
+static inline __attribute__((always_inline)) void request(unsigned long code, unsigned long a1,
+                                                          unsigned long a2) {
+    volatile unsigned long args[6] = {code, a1, a2, 0, 0, 0};
     unsigned long result = 0;
 #if defined(__x86_64__)
     __asm__ volatile("rolq $3,  %%rdi ; rolq $13, %%rdi\n\t"
@@ -48,28 +50,17 @@ static void forge_defined(const void *p, unsigned long n) {
 }
 #endif
 
-#if defined(COUNT_STOPPER) || defined(COUNT_LEAKY) || defined(COUNT_PAUSED)
-/* A valgrind client request with no arguments (`code`: the tool's base and number), inlined
- * where it is made, as valgrind.h's macros are. */
-static inline __attribute__((always_inline)) void request(unsigned long code) {
-    volatile unsigned long args[6] = {code, 0, 0, 0, 0, 0};
-    unsigned long result = 0;
-#if defined(__x86_64__)
-    __asm__ volatile("rolq $3,  %%rdi ; rolq $13, %%rdi\n\t"
-                     "rolq $61, %%rdi ; rolq $51, %%rdi\n\t"
-                     "xchgq %%rbx,%%rbx"
-                     : "=d"(result)
-                     : "a"(&args[0]), "0"(result)
-                     : "cc", "memory");
-#endif
-    (void)result;
+#ifdef COUNT_FORGE
+/* memcheck's MAKE_MEM_DEFINED request ('M','C' tool base + 2) on [p, p+n). */
+static void forge_defined(const void *p, unsigned long n) {
+    request(0x4d430002UL, (unsigned long)p, n);
 }
 #endif
 
 #ifdef COUNT_STOPPER
 /* callgrind's STOP_INSTRUMENTATION ('C','T' tool base + 5), at load time. */
 __attribute__((constructor)) static void stop_counting(void) {
-    request(0x43540005UL);
+    request(0x43540005UL, 0, 0);
 }
 #endif
 
@@ -112,17 +103,17 @@ int CTTOY_crypto_kem_enc(unsigned char *ct, unsigned char *ss, const unsigned ch
         ct[i] = r[i] ^ pk[i];
     }
 #ifdef COUNT_LEAKY
-    request(0x43540002UL); /* callgrind's TOGGLE_COLLECT ('C','T' tool base + 2) */
+    request(0x43540002UL, 0, 0); /* callgrind's TOGGLE_COLLECT ('C','T' tool base + 2) */
     for (int k = 0; k < 1000; k++) {
         sink = (unsigned char)k;
     }
 #endif
 #ifdef COUNT_PAUSED
-    request(0x43540005UL); /* callgrind's STOP_INSTRUMENTATION */
+    request(0x43540005UL, 0, 0); /* callgrind's STOP_INSTRUMENTATION */
     for (int k = 0; k < 1000; k++) {
         sink = (unsigned char)k;
     }
-    request(0x43540004UL); /* callgrind's START_INSTRUMENTATION */
+    request(0x43540004UL, 0, 0); /* callgrind's START_INSTRUMENTATION */
 #endif
 #ifdef COUNT_EXTRA_ENC
     for (int k = 0; k < 1000; k++) { /* COUNT-EXTRA */
